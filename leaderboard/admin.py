@@ -1,0 +1,269 @@
+"""The organizers' side: benchmarks, needs, judgments and runs in the Django admin.
+
+An organizer (a staff user) sees and edits only the benchmarks they organise and the
+runs submitted to them; superusers see everything. Needs and judgments are uploaded as
+files on the benchmark's form and validated by the engine with line-numbered errors.
+"""
+
+from __future__ import annotations
+
+import os
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from evaluation.trec import TrecFormatError, read_needs, read_qrels
+from leaderboard.loading import load_judgments, load_needs, queue_rescore
+from leaderboard.models import Benchmark, InformationNeed, Judgments, Submission
+
+
+def _organises(request: HttpRequest, benchmark: Benchmark | None) -> bool:
+    user = request.user
+    if not (user.is_active and user.is_staff):
+        return False
+    if user.is_superuser or benchmark is None:
+        return True
+    return benchmark.is_organised_by(user)
+
+
+class OrganizerScoped:
+    """Permissions by organisership instead of Django's per-model permissions."""
+
+    benchmark_path = "benchmark"
+
+    def _benchmark_of(self, obj) -> Benchmark | None:
+        if obj is None:
+            return None
+        for part in self.benchmark_path.split("__"):
+            obj = getattr(obj, part)
+        return obj
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(**{f"{self.benchmark_path}__organizers": request.user}).distinct()
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_staff
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _organises(request, self._benchmark_of(obj))
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _organises(request, self._benchmark_of(obj))
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _organises(request, self._benchmark_of(obj))
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "benchmark" and not request.user.is_superuser:
+            kwargs["queryset"] = Benchmark.objects.organised_by(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class BenchmarkForm(forms.ModelForm):
+    needs_file = forms.FileField(
+        required=False, help_text="TSV need_id<TAB>title[<TAB>description] or TREC topics; gzip ok."
+    )
+    qrels_file = forms.FileField(
+        required=False,
+        help_text="need_id iteration doc_id relevance. Each upload is a new judgments version; "
+        "every run is rescored and the leaderboard switches when all are done.",
+    )
+
+    class Meta:
+        model = Benchmark
+        fields = [
+            "slug",
+            "title",
+            "description",
+            "primary_measure",
+            "relevance_level",
+            "max_depth",
+            "is_open",
+            "daily_limit",
+            "published",
+            "organizers",
+        ]
+
+    def _validate(self, field: str, reader) -> None:
+        upload = self.cleaned_data.get(field)
+        if not upload:
+            return
+        try:
+            reader(upload, name=os.path.basename(upload.name))
+        except TrecFormatError as error:
+            self.add_error(field, str(error))
+        finally:
+            upload.seek(0)
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        self._validate("needs_file", read_needs)
+        self._validate("qrels_file", read_qrels)
+        return cleaned
+
+
+@admin.register(Benchmark)
+class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
+    benchmark_path = "pk"
+    form = BenchmarkForm
+    list_display = ["title", "slug", "primary_measure", "is_open", "published", "judgments_version"]
+    list_filter = ["is_open", "published"]
+    search_fields = ["title", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+    filter_horizontal = ["organizers"]
+    actions = ["rescore_all", "open_submissions", "close_submissions"]
+
+    def _benchmark_of(self, obj) -> Benchmark | None:
+        return obj
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return Benchmark.objects.organised_by(request.user).select_related("current_judgments")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_staff
+
+    @admin.display(description="judgments")
+    def judgments_version(self, obj: Benchmark) -> str:
+        return f"v{obj.current_judgments.version}" if obj.current_judgments else "none"
+
+    def save_related(self, request, form, formsets, change) -> None:
+        super().save_related(request, form, formsets, change)
+        benchmark = form.instance
+        if not request.user.is_superuser:
+            benchmark.organizers.add(request.user)
+        needs = form.cleaned_data.get("needs_file")
+        if needs:
+            count = load_needs(benchmark, needs, os.path.basename(needs.name))
+            self.message_user(request, f"Loaded {count} information needs.")
+        qrels = form.cleaned_data.get("qrels_file")
+        if qrels:
+            judgments = load_judgments(benchmark, qrels, os.path.basename(qrels.name))
+            self.message_user(
+                request,
+                f"Judgments v{judgments.version}: {judgments.num_judged} judgments of "
+                f"{judgments.num_needs} needs; runs queued for rescoring.",
+            )
+
+    @admin.action(description="Rescore all runs against the latest judgments")
+    def rescore_all(self, request, queryset) -> None:
+        total = sum(queue_rescore(benchmark) for benchmark in queryset)
+        self.message_user(request, f"Queued {total} runs for rescoring.", messages.SUCCESS)
+
+    @admin.action(description="Open for submissions")
+    def open_submissions(self, request, queryset) -> None:
+        queryset.update(is_open=True)
+
+    @admin.action(description="Close for submissions")
+    def close_submissions(self, request, queryset) -> None:
+        queryset.update(is_open=False)
+
+
+@admin.register(InformationNeed)
+class InformationNeedAdmin(OrganizerScoped, admin.ModelAdmin):
+    list_display = ["need_id", "title", "benchmark"]
+    list_filter = ["benchmark"]
+    search_fields = ["need_id", "title"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return _organises(request, None)
+
+
+@admin.register(Judgments)
+class JudgmentsAdmin(OrganizerScoped, admin.ModelAdmin):
+    list_display = ["benchmark", "version", "num_needs", "num_judged", "num_relevant", "created"]
+    list_filter = ["benchmark"]
+    readonly_fields = [
+        "benchmark",
+        "version",
+        "file",
+        "sha256",
+        "num_needs",
+        "num_judged",
+        "num_relevant",
+        "created",
+    ]
+    exclude = ["need_ids"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # new versions come from the benchmark form's qrels upload
+
+
+@admin.register(Submission)
+class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
+    list_display = [
+        "run_name",
+        "benchmark",
+        "participant",
+        "status",
+        "is_baseline",
+        "is_hidden",
+        "created",
+        "short_failure",
+    ]
+    list_filter = ["benchmark", "status", "is_baseline", "is_hidden"]
+    search_fields = ["run_name", "participant__username"]
+    readonly_fields = [
+        "benchmark",
+        "participant",
+        "file",
+        "size",
+        "sha256",
+        "status",
+        "failure_reason",
+        "warnings",
+        "created",
+        "queued_at",
+        "started",
+        "finished",
+        "attempts",
+        "task_id",
+        "judgments",
+    ]
+    fields = ["run_name", "description", "is_baseline", "is_hidden", *readonly_fields]
+    actions = ["mark_baseline", "unmark_baseline", "hide", "unhide", "withdraw", "rescore"]
+    list_select_related = ["benchmark", "participant"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # runs come from participants' uploads
+
+    @admin.display(description="failure")
+    def short_failure(self, obj: Submission) -> str:
+        return obj.failure_reason[:80]
+
+    @admin.action(description="Mark as baseline")
+    def mark_baseline(self, request, queryset) -> None:
+        queryset.update(is_baseline=True)
+
+    @admin.action(description="Unmark baseline")
+    def unmark_baseline(self, request, queryset) -> None:
+        queryset.update(is_baseline=False)
+
+    @admin.action(description="Hide from the leaderboard")
+    def hide(self, request, queryset) -> None:
+        queryset.update(is_hidden=True)
+
+    @admin.action(description="Show on the leaderboard")
+    def unhide(self, request, queryset) -> None:
+        from leaderboard.tasks import compare_submission
+
+        queryset.update(is_hidden=False)
+        # Hidden runs were left out of comparisons; test them now (only new pairs).
+        for submission in queryset.filter(status=Submission.Status.SCORED):
+            if submission.judgments_id:
+                compare_submission.delay(submission.pk, submission.judgments_id)
+
+    @admin.action(description="Withdraw")
+    def withdraw(self, request, queryset) -> None:
+        queryset.update(status=Submission.Status.WITHDRAWN)
+
+    @admin.action(description="Rescore")
+    def rescore(self, request, queryset) -> None:
+        for submission in queryset.exclude(status=Submission.Status.WITHDRAWN):
+            submission.requeue(reset_attempts=True)
+            submission.enqueue()
+        self.message_user(request, "Queued for rescoring.")

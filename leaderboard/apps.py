@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class LeaderboardConfig(AppConfig):
+    name = "leaderboard"
+    verbose_name = "Leaderboards"
+    default_auto_field = "django.db.models.BigAutoField"

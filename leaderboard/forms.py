@@ -1,0 +1,94 @@
+"""Forms that validate uploads before anything is stored."""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+from django.core.files.uploadedfile import UploadedFile
+
+from evaluation.trec import TrecFormatError, check_run_head
+from leaderboard.models import RUN_NAME_RE, Benchmark, Submission, run_name_validator
+
+
+def max_upload_bytes() -> int:
+    return settings.MAX_UPLOAD_MB * 1024 * 1024
+
+
+def first_tag(upload: UploadedFile) -> str:
+    """The TREC tag (6th column) of the first non-blank line, if it makes a valid run name."""
+    upload.seek(0)
+    stream = gzip.GzipFile(fileobj=upload) if upload.read(2) == b"\x1f\x8b" else upload
+    upload.seek(0)
+    try:
+        for _, line in zip(range(1000), stream, strict=False):
+            fields = line.decode("utf-8", "replace").split()
+            if fields:
+                tag = fields[5] if len(fields) >= 6 else ""
+                return tag if RUN_NAME_RE.match(tag) else ""
+    except (OSError, EOFError):
+        return ""
+    finally:
+        upload.seek(0)
+    return ""
+
+
+class SubmissionForm(forms.Form):
+    file = forms.FileField(
+        label="Run file",
+        help_text="TREC format: need_id Q0 doc_id rank score tag. Plain text or gzip.",
+    )
+    run_name = forms.CharField(
+        max_length=40,
+        required=False,
+        validators=[run_name_validator],
+        help_text="Letters, digits, '.', '_' or '-'; at most 40. Defaults to the run's tag.",
+    )
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def __init__(self, *args, benchmark: Benchmark, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.benchmark = benchmark
+
+    def clean_file(self) -> UploadedFile:
+        upload: UploadedFile = self.cleaned_data["file"]
+        if upload.size > max_upload_bytes():
+            raise forms.ValidationError(
+                f"The file is {upload.size / 1048576:.1f} MB; the limit is {settings.MAX_UPLOAD_MB} MB."
+            )
+        name = os.path.basename(upload.name or "run")
+        try:
+            upload.seek(0)
+            check_run_head(upload, name=name)
+        except TrecFormatError as error:
+            raise forms.ValidationError(str(error)) from error
+        finally:
+            upload.seek(0)
+        return upload
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        upload = cleaned.get("file")
+        if upload is None or "run_name" in self.errors:
+            return cleaned
+        run_name = cleaned.get("run_name") or first_tag(upload)
+        upload.seek(0)
+        if not run_name:
+            self.add_error("run_name", "Give the run a name: its tag is not a valid run name.")
+            return cleaned
+        if Submission.objects.filter(benchmark=self.benchmark, run_name=run_name).exists():
+            self.add_error(
+                "run_name", f"A run named {run_name!r} already exists on this benchmark."
+            )
+        cleaned["run_name"] = run_name
+        return cleaned
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(required=False, help_text="Optional; only organizers see it.")
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")

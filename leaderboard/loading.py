@@ -1,0 +1,106 @@
+"""Loading needs and judgments into a benchmark, and queueing rescoring.
+
+Used by the admin and by the management commands. Files are validated by the engine
+first; a bad line raises ``TrecFormatError`` (file:line: reason) and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import BinaryIO
+
+from django.core.files import File
+from django.db import transaction
+
+from evaluation.trec import read_needs, read_qrels
+from leaderboard.models import Benchmark, InformationNeed, Judgments
+from leaderboard.scoring import sha256_of
+
+BATCH = 2000
+
+
+def _chunks(stream: BinaryIO, size: int = 1 << 20):
+    stream.seek(0)
+    while chunk := stream.read(size):
+        yield chunk
+    stream.seek(0)
+
+
+def load_needs(benchmark: Benchmark, stream: BinaryIO, name: str) -> int:
+    """Add or update the benchmark's information needs from a TSV or TREC topics file."""
+    frame = read_needs(stream, name=name)
+    rows = [
+        InformationNeed(
+            benchmark=benchmark,
+            need_id=str(row.need_id),
+            title=str(row.title)[:500],
+            description=str(getattr(row, "description", "") or ""),
+        )
+        for row in frame.itertuples(index=False)
+    ]
+    with transaction.atomic():
+        InformationNeed.objects.bulk_create(
+            rows,
+            batch_size=BATCH,
+            update_conflicts=True,
+            unique_fields=["benchmark", "need_id"],
+            update_fields=["title", "description"],
+        )
+    return len(rows)
+
+
+def strcmp_sorted(values) -> list[str]:
+    """trec_eval orders needs by strcmp: byte order, not locale or numeric order."""
+    return sorted({str(v) for v in values}, key=lambda v: v.encode("utf-8"))
+
+
+def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str = "") -> Judgments:
+    """Store a qrels file as the benchmark's next judgments version and queue rescoring.
+
+    An upload identical (same sha256) to the latest version adds nothing and returns it.
+    """
+    qrels = read_qrels(stream, name=name)
+    sha256, _ = sha256_of(_chunks(stream))
+    latest = benchmark.latest_judgments
+    if latest is not None and latest.sha256 == sha256:
+        return latest
+    relevant = qrels["relevance"] >= benchmark.relevance_level
+    need_ids = strcmp_sorted(qrels["need_id"].unique())
+    with transaction.atomic():
+        Benchmark.objects.select_for_update().get(pk=benchmark.pk)
+        version = (
+            benchmark.judgments.order_by("-version").values_list("version", flat=True).first() or 0
+        ) + 1
+        judgments = Judgments(
+            benchmark=benchmark,
+            version=version,
+            sha256=sha256,
+            num_needs=len(need_ids),
+            num_judged=len(qrels),
+            num_relevant=int(relevant.sum()),
+            note=note,
+            need_ids=need_ids,
+        )
+        stream.seek(0)
+        judgments.file.save(os.path.basename(name), File(stream), save=False)
+        judgments.save()
+        known = set(benchmark.needs.values_list("need_id", flat=True))
+        InformationNeed.objects.bulk_create(
+            [InformationNeed(benchmark=benchmark, need_id=n) for n in need_ids if n not in known],
+            batch_size=BATCH,
+        )
+        queue_rescore(benchmark)
+        benchmark.refresh_from_db()
+        benchmark.promote_judgments_if_complete(judgments)
+    return judgments
+
+
+def queue_rescore(benchmark: Benchmark) -> int:
+    """Queue every live run of the benchmark for scoring against its latest judgments."""
+    # Running ones too: a task that started before the new version existed sees its row
+    # re-queued when it finishes, drops its result, and the new message scores it again.
+    runs = list(benchmark.submissions.live())
+    for submission in runs:
+        submission.requeue(reset_attempts=True)
+        submission.enqueue()
+    return len(runs)

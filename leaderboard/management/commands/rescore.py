@@ -1,0 +1,19 @@
+"""Queue every run of a benchmark for rescoring against its latest judgments."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.loading import queue_rescore
+from leaderboard.models import Benchmark
+
+
+class Command(BaseCommand):
+    help = "Queue all live runs of BENCHMARK for rescoring."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("benchmark", help="the benchmark's slug")
+
+    def handle(self, *args, benchmark: str, **options) -> None:
+        found = Benchmark.objects.filter(slug=benchmark).first()
+        if found is None:
+            raise CommandError(f"no benchmark with slug {benchmark!r}")
+        self.stdout.write(f"queued {queue_rescore(found)} runs of {found.slug}")

@@ -1,0 +1,25 @@
+"""Score every queued run now, in this process (no worker needed)."""
+
+from django.core.management.base import BaseCommand
+
+from leaderboard import scoring
+from leaderboard.models import Submission
+
+
+class Command(BaseCommand):
+    help = "Score all queued runs in-process, then compare them."
+
+    def handle(self, *args, **options) -> None:
+        pending = list(
+            Submission.objects.filter(status=Submission.Status.QUEUED).values_list("pk", flat=True)
+        )
+        for pk in pending:
+            submission = scoring.run_scoring(pk, task_id="score_pending")
+            if submission is None:
+                continue
+            if submission.status == Submission.Status.SCORED:
+                scoring.compare(submission, submission.judgments)
+            self.stdout.write(
+                f"{submission.run_name}: {submission.status} {submission.failure_reason}"
+            )
+        self.stdout.write(f"{len(pending)} queued runs processed")

@@ -1,0 +1,134 @@
+"""The participant's side: upload a run, watch its status, list one's own runs."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.db.models import Prefetch
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET
+
+from leaderboard.forms import SubmissionForm, max_upload_bytes
+from leaderboard.models import Benchmark, Result, Submission, utc_day_start
+from leaderboard.scoring import sha256_of
+
+
+def _limit_context(benchmark: Benchmark, user) -> dict:
+    used = Submission.objects.for_benchmark(benchmark).counted_today(user)
+    return {
+        "used_today": used,
+        "remaining_today": max(benchmark.daily_limit - used, 0),
+        "resets_at": utc_day_start() + dt.timedelta(days=1),
+    }
+
+
+@login_required
+def submit(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = get_object_or_404(Benchmark.objects.visible_to(request.user), slug=slug)
+    status = 200
+    form = None
+    if request.method == "POST":
+        # Refuse an oversized body before Django spools it to disk.
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        if declared > max_upload_bytes() + 1_048_576:
+            form = SubmissionForm(benchmark=benchmark)
+            form.add_error(
+                None, f"The upload is larger than the limit of {max_upload_bytes() // 1048576} MB."
+            )
+            status = 413
+        elif not benchmark.is_open:
+            form = SubmissionForm(benchmark=benchmark)
+            form.add_error(None, "This benchmark is closed for submissions.")
+            status = 403
+        else:
+            form = SubmissionForm(request.POST, request.FILES, benchmark=benchmark)
+            if form.is_valid():
+                submission = _store(request, benchmark, form)
+                if submission is not None:
+                    return redirect(submission)
+                status = 429
+            else:
+                status = 400
+    if form is None:
+        form = SubmissionForm(benchmark=benchmark)
+    context = {"benchmark": benchmark, "form": form, **_limit_context(benchmark, request.user)}
+    return render(request, "leaderboard/submit.html", context, status=status)
+
+
+def _store(request: HttpRequest, benchmark: Benchmark, form: SubmissionForm) -> Submission | None:
+    """Store and queue the run, or add an error when the daily limit is reached.
+
+    The user's row is locked while counting, so two concurrent uploads cannot both take
+    the last slot of the day.
+    """
+    upload = form.cleaned_data["file"]
+    sha256, size = sha256_of(upload.chunks())
+    upload.seek(0)
+    with transaction.atomic():
+        get_user_model().objects.select_for_update().get(pk=request.user.pk)
+        if (
+            Submission.objects.for_benchmark(benchmark).counted_today(request.user)
+            >= benchmark.daily_limit
+        ):
+            form.add_error(
+                None,
+                f"You have used all {benchmark.daily_limit} submissions for today (UTC).",
+            )
+            return None
+        if Submission.objects.filter(
+            benchmark=benchmark, run_name=form.cleaned_data["run_name"]
+        ).exists():
+            form.add_error("run_name", "A run with this name was just submitted.")
+            return None
+        submission = Submission(
+            benchmark=benchmark,
+            participant=request.user,
+            run_name=form.cleaned_data["run_name"],
+            description=form.cleaned_data["description"],
+            size=size,
+            sha256=sha256,
+        )
+        submission.file.save(upload.name, upload, save=False)
+        submission.save()
+        submission.enqueue()
+    return submission
+
+
+@require_GET
+def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
+    submission = get_object_or_404(Submission.objects.select_related("benchmark"), pk=pk)
+    if not submission.is_visible_to(request.user):
+        raise Http404("No such run.")
+    return JsonResponse(
+        {
+            "status": submission.status,
+            "failure_reason": submission.failure_reason,
+            "finished": submission.finished.isoformat() if submission.finished else None,
+        }
+    )
+
+
+@login_required
+def my_submissions(request: HttpRequest) -> HttpResponse:
+    submissions = (
+        Submission.objects.filter(participant=request.user)
+        .select_related("benchmark", "benchmark__current_judgments")
+        .prefetch_related(Prefetch("results", queryset=Result.objects.defer("per_need", "ranks")))
+    )
+    rows = []
+    for submission in submissions:
+        result = next(
+            (
+                r
+                for r in submission.results.all()
+                if r.judgments_id == submission.benchmark.current_judgments_id
+            ),
+            None,
+        )
+        value = result.summary.get(submission.benchmark.primary_measure) if result else None
+        rows.append({"submission": submission, "value": value})
+    return render(request, "leaderboard/my_submissions.html", {"rows": rows})

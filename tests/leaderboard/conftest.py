@@ -1,0 +1,50 @@
+"""Fixtures for the platform's tests: media in a temp folder, tasks in-process by default."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+
+@pytest.fixture(autouse=True)
+def _media_and_eager(request, settings, tmp_path_factory):
+    """Uploaded files go to a fresh folder; tasks run in-process unless a test needs a worker."""
+    settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("media"))
+    if request.node.get_closest_marker("worker"):
+        yield
+        return
+    from leaderboard.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def demo(db, django_capture_on_commit_callbacks):
+    """The seed chapter's demo benchmarks, loaded and scored as `make run` does."""
+    from leaderboard.models import Benchmark
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=io.StringIO())
+    return Benchmark.objects.get(slug="library")
+
+
+@pytest.fixture
+def participant(db):
+    return get_user_model().objects.create_user("alice", password="pw-alice-123")
+
+
+@pytest.fixture
+def other_participant(db):
+    return get_user_model().objects.create_user("bob", password="pw-bob-123")
+
+
+@pytest.fixture
+def organizer(db):
+    return get_user_model().objects.create_user("olga", password="pw-olga-123", is_staff=True)
