@@ -1,0 +1,299 @@
+"""``python -m evaluation compare``: significance of every pair of runs, on the command line.
+
+    python -m evaluation compare QRELS RUN RUN [RUN ...] [-m map] [--correction holm|bh|none]
+        [--permutations B] [--seed S] [--alpha A] [--format text|json]
+    python -m evaluation compare --scores MATRIX.csv [same options]
+
+With QRELS and runs, each run is scored with the engine (``trec_eval -c``: a need of the
+qrels the run did not answer scores 0) and named by its file name. With ``--scores``
+the matrix has one column per run (the column is the name) and one row per need; a
+first column that is not numeric (or is named need_id, need, topic, qid) holds the need
+ids, otherwise rows are numbered from 1. Every pair is tested (see
+``evaluation.significance``) and each test is corrected over the family of all pairs.
+
+Exit status: 0 done, 1 bad input file, 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evaluation.significance import (
+    CORRECTIONS,
+    PAIR_KEYS,
+    compare_all_pairs,
+    paired_matrix,
+)
+
+NEED_COLUMNS = ("need_id", "need", "topic", "qid", "query_id")
+CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no correction"}
+#: The keys of one pair in the JSON output, in this order (issue 4).
+JSON_PAIR_KEYS = (
+    "a",
+    "b",
+    *PAIR_KEYS[:10],  # n ... t_p
+    "t_p_adjusted",
+    "wilcoxon_statistic",
+    "wilcoxon_p",
+    "wilcoxon_p_adjusted",
+    "randomization_p",
+    "randomization_p_adjusted",
+)
+TESTS = (("t", "paired t"), ("wilcoxon", "Wilcoxon"), ("randomization", "randomization"))
+
+
+class InputError(Exception):
+    """A bad input file, reported as ``file:line: reason``."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation compare",
+        description="Paired significance tests (t, Wilcoxon, randomization) for every "
+        "pair of runs, corrected for multiple comparisons over all pairs.",
+    )
+    parser.add_argument("files", nargs="*", metavar="QRELS RUN", help="qrels, then 2+ runs")
+    parser.add_argument("--scores", metavar="MATRIX.csv", help="needs x runs score matrix")
+    parser.add_argument("-m", "--measure", help="trec_eval measure name (default map)")
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    parser.add_argument("--permutations", type=int, default=10_000, metavar="B")
+    parser.add_argument("--seed", type=int, default=0, metavar="S")
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def read_scores(path: str) -> pd.DataFrame:
+    """Read a needs x runs CSV (gzip accepted); a blank or non-numeric score is an error."""
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as error:
+        raise InputError(f"{path}: {error}") from error
+    if frame.empty:
+        raise InputError(f"{path}: no rows")
+    first = frame.columns[0]
+    numeric = pd.to_numeric(frame[first], errors="coerce")
+    if first.strip().lower() in NEED_COLUMNS or numeric.isna().any():
+        frame = frame.set_index(first)
+    else:
+        frame.index = [str(i) for i in range(1, len(frame) + 1)]
+    frame.index.name = "need_id"
+    if frame.shape[1] < 2:
+        raise InputError(f"{path}: need at least two run columns")
+    if frame.index.has_duplicates:
+        line = int(np.flatnonzero(frame.index.duplicated())[0]) + 2
+        raise InputError(f"{path}:{line}: need {frame.index[line - 2]!r} listed twice")
+    values = frame.apply(pd.to_numeric, errors="coerce")
+    bad = values.isna().to_numpy()
+    if bad.any():
+        row, col = (int(i[0]) for i in np.nonzero(bad))
+        cell = frame.iat[row, col]
+        raise InputError(f"{path}:{row + 2}: run {frame.columns[col]!r}: {cell!r} is not a number")
+    return values.astype(np.float64)
+
+
+def scores_from_runs(qrels_path: str, run_paths: Sequence[str], measure: str) -> pd.DataFrame:
+    """Score each run with the engine (trec_eval -c) and pair them over the judged needs."""
+    from evaluation.measures import evaluate
+    from evaluation.trec import read_qrels, read_run
+
+    names = [Path(p).name for p in run_paths]
+    if len(set(names)) < len(names):
+        names = list(run_paths)  # two runs share a file name: use the paths as given
+    if len(set(names)) < len(names):
+        raise InputError("the same run file is given twice")
+    qrels = read_qrels(qrels_path)
+    per_need: dict[str, pd.Series] = {}
+    needs: list[str] = []
+    for name, path in zip(names, run_paths, strict=True):
+        table = evaluate(qrels, read_run(path), measures=[measure], complete=True).per_need
+        if measure not in table.columns:
+            raise InputError(f"unknown measure {measure!r}")
+        per_need[name] = table[measure]
+        # complete=True scores every judged need, so each run lists the same needs;
+        # the union only guards against a run that does not.
+        needs.extend(need for need in table.index if need not in set(needs))
+    return paired_matrix(per_need, needs)
+
+
+def _number(value: object) -> object:
+    """JSON has no NaN or infinity: those become null."""
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def build_report(
+    scores: pd.DataFrame,
+    pairs: pd.DataFrame,
+    *,
+    measure: str | None,
+    correction: str,
+    permutations: int,
+    seed: int,
+    alpha: float,
+    notes: list[str],
+) -> dict:
+    """The JSON document: the issue's keys plus alpha, seed and notes."""
+    return {
+        "measure": measure,
+        "correction": correction,
+        "permutations": permutations,
+        "seed": seed,
+        "alpha": alpha,
+        "needs": int(scores.shape[0]),
+        "runs": [{"name": str(n), "mean": float(scores[n].mean())} for n in scores.columns],
+        "pairs": [
+            {key: _number(value) for key, value in row.items()}
+            for row in pairs[list(JSON_PAIR_KEYS)].to_dict(orient="records")
+        ],
+        "notes": notes,
+    }
+
+
+def family_notes(pairs: int, permutations: int, correction: str, alpha: float) -> list[str]:
+    """What the reader must know about the randomization floor for this family."""
+    if permutations <= 0:
+        return ["randomization test skipped (--permutations 0)"]
+    floor = 1.0 / (permutations + 1)
+    notes = [
+        f"a randomization test with B = {permutations} permutations cannot give p below "
+        f"1/(B+1) = {floor:.3g}"
+    ]
+    if correction == "holm" and pairs * floor > alpha:
+        needed = math.ceil(pairs / alpha)
+        notes.append(
+            f"so no randomization p can pass Holm over {pairs} pairs at alpha = {alpha} "
+            f"(its smallest adjusted p is {pairs} x {floor:.3g}); use --permutations "
+            f"{needed} or more, or read the raw p"
+        )
+    return notes
+
+
+def _p(value: float) -> str:
+    if math.isnan(value):
+        return "-"
+    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+
+
+def render_text(report: dict) -> str:
+    """A table per pair: the tests, alpha and correction named, significant cells starred."""
+    alpha, correction = report["alpha"], report["correction"]
+    measure = report["measure"] or "score"
+    randomization = (
+        f"randomization ({report['permutations']} sign flips, seed {report['seed']})"
+        if report["permutations"] > 0
+        else "randomization skipped"
+    )
+    lines = [
+        f"{len(report['runs'])} runs, {measure} over {report['needs']} needs "
+        "(a need a run did not answer scores 0)",
+        "tests: paired t; Wilcoxon signed-rank (zero differences dropped, no continuity "
+        f"correction); {randomization}; two-sided, alpha = {alpha}",
+    ]
+    if correction == "none":
+        lines.append("correction: none; * marks p < alpha")
+    else:
+        lines.append(
+            f"correction: {CORRECTION_NAMES[correction]} over all {len(report['pairs'])} "
+            "pairs; p shown raw / adjusted, * marks adjusted p < alpha"
+        )
+    lines += [f"note: {note}" for note in report["notes"]]
+    width = max(len(r["name"]) for r in report["runs"])
+    lines += ["", f"{'run':<{width}}  mean {measure}"]
+    for run in sorted(report["runs"], key=lambda r: -r["mean"]):
+        lines.append(f"{run['name']:<{width}}  {run['mean']:.4f}")
+    header = [f"{'a':<{width}}", f"{'b':<{width}}", f"{'mean_diff':>9}", f"{'95% CI':<18}"]
+    header += [f"{'d_z':>6}", f"{'W/T/L':<8}"] + [f"{title + ' p':<19}" for _, title in TESTS]
+    lines += ["", "  ".join(header).rstrip()]
+    for pair in report["pairs"]:
+        effect = pair["effect_size"]
+        cells = [
+            f"{pair['a']:<{width}}",
+            f"{pair['b']:<{width}}",
+            f"{pair['mean_diff']:+9.4f}",
+            f"[{_signed(pair['ci_low'])}, {_signed(pair['ci_high'])}]",
+            f"{effect:+6.2f}" if effect is not None else f"{_inf(pair):>6}",
+            f"{pair['wins']}/{pair['ties']}/{pair['losses']}".ljust(8),
+        ]
+        for key, _ in TESTS:
+            raw, adjusted = pair[f"{key}_p"], pair[f"{key}_p_adjusted"]
+            raw = math.nan if raw is None else raw
+            adjusted = math.nan if adjusted is None else adjusted
+            decided = raw if correction == "none" else adjusted
+            star = "*" if decided < alpha else " "
+            text = _p(raw) if correction == "none" else f"{_p(raw)} / {_p(adjusted)}"
+            cells.append(f"{text}{star}".ljust(19))
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _signed(value: float | None) -> str:
+    return "    nan" if value is None else f"{value:+.4f}"
+
+
+def _inf(pair: dict) -> str:
+    """Effect size of a constant nonzero difference (sd = 0) is infinite."""
+    return "+inf" if pair["mean_diff"] > 0 else "-inf"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``compare`` on ``argv`` (the arguments after the word ``compare``)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.scores and args.files:
+        parser.error("give either --scores MATRIX.csv or QRELS RUN RUN ..., not both")
+    if not args.scores and len(args.files) < 3:
+        parser.error("need QRELS and at least two runs (or --scores MATRIX.csv)")
+    if args.permutations < 0:
+        parser.error("--permutations must be >= 0")
+    if not 0 < args.alpha < 1:
+        parser.error("--alpha must lie in (0, 1)")
+    try:
+        if args.scores:
+            scores = read_scores(args.scores)
+            measure = args.measure
+        else:
+            measure = args.measure or "map"
+            scores = scores_from_runs(args.files[0], args.files[1:], measure)
+    except (InputError, OSError, ValueError) as error:
+        print(f"compare: {error}", file=sys.stderr)
+        return 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pairs = compare_all_pairs(
+            scores, permutations=args.permutations, seed=args.seed, correction=args.correction
+        )
+    notes = family_notes(len(pairs), args.permutations, args.correction, args.alpha)
+    notes += [str(w.message) for w in caught]
+    report = build_report(
+        scores,
+        pairs,
+        measure=measure,
+        correction=args.correction,
+        permutations=args.permutations,
+        seed=args.seed,
+        alpha=args.alpha,
+        notes=notes,
+    )
+    if args.format == "json":
+        json.dump(report, sys.stdout, indent=1, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
