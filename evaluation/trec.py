@@ -1,0 +1,620 @@
+"""Read TREC files: qrels (judgments), runs and needs (topics), plain or gzipped.
+
+The hot path never loops over lines in Python: the bytes go to ``pyarrow.csv``
+with one delimiter; only when that is not enough (several blanks between
+fields as in trec_eval's own ``results.test``, tabs mixed with spaces, comment
+lines, junk after the sixth run column) are the bytes normalised first, still
+vectorised with numpy. Line-by-line Python code runs only to *explain* a file
+that failed, so every error names ``file:line: reason``.
+
+Formats (as trec_eval reads them):
+
+- qrels: ``need_id iteration doc_id relevance``; exactly four fields; the
+  relevance an integer (negative means "in the pool but unjudged").
+- run: ``need_id Q0 doc_id rank score tag``; fields after the sixth are
+  ignored; the rank column is kept but never trusted; the run's id is the tag
+  of the *last* line, as trec_eval reports it.
+- needs: TSV ``need_id<TAB>title[<TAB>description]`` or TREC topics
+  (``<top><num>...<title>...<desc>...``) or XML ``<topic number="..">``.
+
+Blank lines and lines starting with ``#`` are skipped, as trec_eval does.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+__all__ = [
+    "MAX_LINE_LENGTH",
+    "Run",
+    "TrecFormatError",
+    "check_run_head",
+    "read_needs",
+    "read_qrels",
+    "read_run",
+]
+
+MAX_LINE_LENGTH = 10_000
+_QRELS, _RUN = "qrels", "run"
+_NCOLS = {_QRELS: 4, _RUN: 6}
+_WHITESPACE = b" \t\r\v\f"
+
+Source = str | os.PathLike | BinaryIO | bytes
+
+
+class TrecFormatError(ValueError):
+    """A bad input file: ``str(err) == f"{path}:{line}: {reason}"``.
+
+    ``line`` is 1-based (the first line of the file is line 1).
+    """
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.path = path
+        self.line = line
+        self.reason = reason
+
+
+@dataclass
+class Run:
+    """A parsed run.
+
+    ``frame`` has one row per run line, in file order: ``need_id``
+    (categorical), ``doc_id`` (str), ``score`` (float64) and ``rank`` (float64,
+    the file's rank column, NaN if it is not numeric; only used to warn).
+    ``tag`` is the tag of the last line (trec_eval's ``runid``).
+    """
+
+    frame: pd.DataFrame
+    tag: str
+    warnings: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- bytes
+
+
+def _load(source: Source, name: str | None) -> tuple[bytes, str]:
+    """Return the (decompressed) bytes of a path or binary file and its display name."""
+    if isinstance(source, bytes):
+        data, default = source, "<bytes>"
+    elif isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            data = f.read()
+        default = os.fspath(source)
+    else:
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode()
+        default = getattr(source, "name", None) or "<stream>"
+        if not isinstance(default, str):
+            default = "<stream>"
+    name = name or default
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise TrecFormatError(name, 1, f"corrupt gzip data ({exc})") from None
+    return data, name
+
+
+def _check_bytes(data: bytes, name: str) -> None:
+    """Reject empty and binary files before parsing."""
+    if re.search(rb"\S", data) is None:
+        raise TrecFormatError(name, 1, "empty file")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise TrecFormatError(name, data.count(b"\n", 0, nul) + 1, "binary file (NUL byte)")
+
+
+def _content_lines(data: bytes):
+    """Yield (line number, fields) for every line trec_eval would parse."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        stripped = raw.strip(_WHITESPACE)
+        if not stripped or stripped.startswith(b"#"):
+            if len(raw) > MAX_LINE_LENGTH:
+                yield number, None, raw
+            continue
+        yield number, stripped.split(), raw
+
+
+def _explain(data: bytes, name: str, kind: str, rows: int | None = None) -> None:
+    """Find the first bad line the slow way and raise for it (error path only)."""
+    ncols = _NCOLS[kind]
+    seen: dict[tuple[bytes, bytes], int] = {}
+    for count, (number, fields, raw) in enumerate(_content_lines(data)):
+        if rows is not None and count >= rows:
+            break
+        if len(raw) > MAX_LINE_LENGTH:
+            raise TrecFormatError(name, number, f"line longer than {MAX_LINE_LENGTH} characters")
+        if fields is None:
+            continue
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TrecFormatError(name, number, "binary file (not UTF-8 text)") from None
+        if kind == _QRELS and len(fields) != ncols:
+            raise TrecFormatError(
+                name,
+                number,
+                f"expected 4 columns (need_id iteration doc_id relevance), got {len(fields)}",
+            )
+        if kind == _RUN and len(fields) < ncols:
+            raise TrecFormatError(
+                name,
+                number,
+                f"expected 6 columns (need_id Q0 doc_id rank score tag), got {len(fields)}",
+            )
+        if kind == _QRELS:
+            value = fields[3].decode()
+            if not re.fullmatch(r"[+-]?\d+", value):
+                raise TrecFormatError(name, number, f"relevance {value!r} is not an integer")
+        else:
+            value = fields[4].decode()
+            try:
+                score = float(value)
+            except ValueError:
+                raise TrecFormatError(name, number, f"score {value!r} is not a number") from None
+            if not math.isfinite(score):
+                raise TrecFormatError(name, number, f"score {value!r} is not finite")
+        key = (fields[0], fields[2])
+        if key in seen:
+            raise TrecFormatError(
+                name,
+                number,
+                f"doc_id {fields[2].decode()!r} twice for need {fields[0].decode()!r} "
+                f"(first on line {seen[key]})",
+            )
+        seen[key] = number
+
+
+def _line_of_row(data: bytes, row: int) -> int:
+    """Line number of the ``row``-th content line (0-based), the slow way."""
+    for count, (number, fields, _) in enumerate(
+        item for item in _content_lines(data) if item[1] is not None
+    ):
+        if count == row:
+            return number
+    return 0
+
+
+# ------------------------------------------------------------------------ parsing
+
+
+def _read_csv(buffer: bytes, ncols: int, delimiter: str) -> pa.Table:
+    names = [f"c{i}" for i in range(ncols)]
+    return pcsv.read_csv(
+        pa.py_buffer(buffer),
+        read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
+        parse_options=pcsv.ParseOptions(
+            delimiter=delimiter,
+            quote_char=False,
+            double_quote=False,
+            escape_char=False,
+            newlines_in_values=False,
+            ignore_empty_lines=False,
+        ),
+        convert_options=pcsv.ConvertOptions(
+            column_types={n: pa.string() for n in names}, strings_can_be_null=False
+        ),
+    )
+
+
+def _fast_table(data: bytes, kind: str) -> pa.Table | None:
+    """Parse a regular file (one delimiter between fields) or return None."""
+    first = data[: data.find(b"\n") if b"\n" in data else len(data)]
+    delimiter = "\t" if b"\t" in first else " "
+    other = " " if delimiter == "\t" else "\t"
+    ncols = len(first.rstrip(b"\r").split(delimiter.encode()))
+    if (kind == _QRELS and ncols != 4) or (kind == _RUN and ncols < 6):
+        return None
+    try:
+        table = _read_csv(data, ncols, delimiter)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    lengths = [pc.binary_length(table.column(i)) for i in range(ncols)]
+    for column, length in zip(table.columns, lengths, strict=True):
+        if pc.min(length).as_py() == 0 or pc.any(pc.match_substring(column, other)).as_py():
+            return None
+    if pc.any(pc.starts_with(table.column(0), "#")).as_py():
+        return None
+    if sum(pc.max(length).as_py() for length in lengths) + ncols - 1 > MAX_LINE_LENGTH:
+        return None
+    return table.select(list(range(_NCOLS[kind])))
+
+
+def _normalise_chunk(chunk: np.ndarray, ncols: int, keep_extra: bool) -> tuple[np.ndarray, int]:
+    """Collapse blanks to one space, strip lines, drop blank/comment lines and
+    (for runs) everything after the ``ncols``-th field; all vectorised.
+
+    Returns the new bytes and the longest line length of the original chunk.
+    """
+    newline = chunk == 10
+    ends = np.flatnonzero(newline)
+    starts = np.concatenate(([0], ends[:-1] + 1)) if len(ends) else np.array([0])
+    longest = int((ends - starts).max()) if len(ends) else len(chunk)
+    blank = np.isin(chunk, np.frombuffer(_WHITESPACE, np.uint8))
+    prev_sep = np.empty_like(blank)
+    prev_sep[0] = True
+    prev_sep[1:] = blank[:-1] | newline[:-1]
+    out = chunk[~blank | ~prev_sep].copy()
+    is_blank = np.isin(out, np.frombuffer(_WHITESPACE, np.uint8))
+    out[is_blank] = 32
+    next_nl = np.empty(len(out), bool)
+    next_nl[-1] = True
+    next_nl[:-1] = out[1:] == 10
+    out = out[~(is_blank & next_nl)]
+    newline = out == 10
+    line_id = np.cumsum(newline, dtype=np.int64) - newline  # the newline belongs to its line
+    line_start = np.empty(len(out), bool)
+    line_start[0] = True
+    line_start[1:] = newline[:-1]
+    empty_or_comment = line_start & ((out == 35) | newline)
+    drop_line = np.zeros(int(line_id[-1]) + 2, bool)
+    drop_line[line_id[empty_or_comment]] = True
+    keep = ~drop_line[line_id]
+    if not keep_extra:
+        space = out == 32
+        seps = np.cumsum(space, dtype=np.int64)
+        base = np.maximum.accumulate(np.where(newline, seps, 0))
+        before = seps - np.concatenate(([0], base[:-1]))
+        keep &= newline | (before < ncols)
+    return out[keep], longest
+
+
+def _normalised_table(data: bytes, name: str, kind: str) -> pa.Table:
+    ncols = _NCOLS[kind]
+    raw = np.frombuffer(data if data.endswith(b"\n") else data + b"\n", np.uint8)
+    pieces, start, step = [], 0, 1 << 24
+    while start < len(raw):
+        stop = min(start + step, len(raw))
+        while raw[stop - 1] != 10:
+            stop += 1
+        piece, longest = _normalise_chunk(raw[start:stop], ncols, keep_extra=kind == _QRELS)
+        if longest > MAX_LINE_LENGTH:
+            _explain(data, name, kind)
+        pieces.append(piece)
+        start = stop
+    buffer = np.concatenate(pieces).tobytes()
+    if not buffer.strip():
+        raise TrecFormatError(name, 1, "empty file (no content lines)")
+    try:
+        return _read_csv(buffer, ncols, " ")
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        _explain(data, name, kind)
+        raise  # pragma: no cover - _explain always finds the bad line
+
+
+def _parse(data: bytes, name: str, kind: str) -> tuple[pa.Table, bool]:
+    """Split a file into string columns; ``fast`` tells whether row i is line i+1."""
+    _check_bytes(data, name)
+    table = _fast_table(data, kind)
+    if table is not None:
+        return table, True
+    return _normalised_table(data, name, kind), False
+
+
+def _row_line(data: bytes, fast: bool, row: int) -> int:
+    return row + 1 if fast else _line_of_row(data, row)
+
+
+# ------------------------------------------------------------------------ hashing
+
+
+def _string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A 64-bit polynomial hash of every string (Horner's rule over byte positions).
+
+    Used only to find duplicate doc ids (candidates are then compared exactly);
+    one numpy pass per byte position beats building a dictionary of millions
+    of distinct doc ids.
+    """
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks else pa.array([], pa.string())
+    column = column.cast(pa.large_string())
+    if len(column) == 0:
+        return np.zeros(0, np.uint64)
+    offsets = np.frombuffer(column.buffers()[1], np.int64)[
+        column.offset : column.offset + len(column) + 1
+    ]
+    values = np.frombuffer(column.buffers()[2], np.uint8)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    prime, last = np.uint64(0x100000001B3), max(len(values) - 1, 0)
+    out = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    for j in range(int(lengths.max())):
+        byte = values[np.minimum(starts + j, last)].astype(np.uint64) + np.uint64(1)
+        out = np.where(j < lengths, out * prime + byte, out)
+    return out
+
+
+def _first_duplicate(need_codes: np.ndarray, docs: pa.ChunkedArray) -> tuple[int, int] | None:
+    """Rows (first, second) of the first repeated (need, doc) pair in file order, if any."""
+    key = _string_hash(docs) ^ (need_codes.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F))
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    found = []
+    for i in np.flatnonzero(ordered[1:] == ordered[:-1]):  # candidates only; collisions checked
+        a, b = int(order[i]), int(order[i + 1])
+        if need_codes[a] == need_codes[b] and docs[a].as_py() == docs[b].as_py():
+            found.append((min(a, b), max(a, b)))
+    if not found:
+        return None
+    # the first line that repeats an earlier one, as a reader going down the file sees it
+    second = min(b for _, b in found)
+    first = min(a for a, b in found if b == second)
+    return first, second
+
+
+# ------------------------------------------------------------------------- public
+
+
+def read_qrels(source: Source, name: str | None = None) -> pd.DataFrame:
+    """Read qrels ``need_id iteration doc_id relevance`` (plain or gzipped).
+
+    Returns a DataFrame with ``need_id`` (str), ``doc_id`` (str) and
+    ``relevance`` (int64), in file order. Raises :class:`TrecFormatError` for
+    an empty or binary file, a line longer than 10,000 characters, a line
+    without exactly four fields, a relevance that is not an integer, or a
+    doc_id judged twice for one need.
+
+    >>> read_qrels(b"q1 0 d1 1\\nq1 0 d2 0\\n").relevance.tolist()
+    [1, 0]
+    """
+    data, name = _load(source, name)
+    table, fast = _parse(data, name, _QRELS)
+    try:
+        relevance = pc.cast(table.column(3), pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        _explain(data, name, _QRELS)
+        raise
+    need = pc.dictionary_encode(table.column(0)).combine_chunks()
+    need_codes = need.indices.to_numpy(zero_copy_only=False)
+    duplicate = _first_duplicate(need_codes, table.column(2))
+    if duplicate is not None:
+        first, second = duplicate
+        doc, qid = table.column(2)[second].as_py(), table.column(0)[second].as_py()
+        raise TrecFormatError(
+            name,
+            _row_line(data, fast, second),
+            f"doc_id {doc!r} judged twice for need {qid!r} (first on line {_row_line(data, fast, first)})",
+        )
+    return pd.DataFrame(
+        {
+            "need_id": pd.Series(table.column(0), dtype="str").array,
+            "doc_id": pd.Series(table.column(2), dtype="str").array,
+            "relevance": relevance.to_numpy(),
+        }
+    )
+
+
+def read_run(source: Source, name: str | None = None) -> Run:
+    """Read a run ``need_id Q0 doc_id rank score tag`` (plain or gzipped).
+
+    Fields after the sixth are ignored (as trec_eval does). Raises
+    :class:`TrecFormatError` for an empty or binary file, a line longer than
+    10,000 characters, fewer than six fields, a score that is not a number or
+    not finite, or a doc_id twice for one need. Warns (``Run.warnings``) when
+    the lines carry more than one tag; the run's ``tag`` is the last line's.
+
+    >>> read_run(b"q1 Q0 d1 1 2.5 bm25\\n").frame.score.tolist()
+    [2.5]
+    """
+    data, name = _load(source, name)
+    table, fast = _parse(data, name, _RUN)
+    try:
+        score = pc.cast(table.column(4), pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        _explain(data, name, _RUN)
+        raise
+    scores = score.to_numpy()
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if len(bad):
+        row = int(bad[0])
+        raise TrecFormatError(
+            name,
+            _row_line(data, fast, row),
+            f"score {table.column(4)[row].as_py()!r} is not finite",
+        )
+    need = pc.dictionary_encode(table.column(0)).combine_chunks()
+    need_codes = need.indices.to_numpy(zero_copy_only=False)
+    duplicate = _first_duplicate(need_codes, table.column(2))
+    if duplicate is not None:
+        first, second = duplicate
+        doc, qid = table.column(2)[second].as_py(), table.column(0)[second].as_py()
+        raise TrecFormatError(
+            name,
+            _row_line(data, fast, second),
+            f"doc_id {doc!r} twice for need {qid!r} (first on line {_row_line(data, fast, first)})",
+        )
+    try:
+        rank = pc.cast(table.column(3), pa.float64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        rank = np.full(len(scores), np.nan)
+    warnings: list[str] = []
+    tags = table.column(5)
+    tag = tags[len(tags) - 1].as_py()
+    distinct = pc.count_distinct(tags).as_py()
+    if distinct > 1:
+        warnings.append(
+            f"{name}: {distinct} different tags in the run; its runid is the last line's, {tag!r}"
+        )
+    frame = pd.DataFrame(
+        {
+            "need_id": pd.Categorical.from_codes(
+                need_codes, categories=pd.Index(need.dictionary.to_pylist(), dtype="str")
+            ),
+            "doc_id": pd.Series(table.column(2), dtype="str").array,
+            "score": scores,
+            "rank": rank,
+        }
+    )
+    return Run(frame=frame, tag=tag, warnings=warnings)
+
+
+def check_run_head(source: Source, name: str | None = None, max_lines: int = 1000) -> None:
+    """Check the first ``max_lines`` content lines of a run (for an upload form).
+
+    Raises :class:`TrecFormatError` with the line number of the first bad line
+    (same reasons as :func:`read_run`); returns None when the head looks fine.
+    Only the head is read (streamed, gzip included), so this is cheap.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            return check_run_head(f, name or os.fspath(source), max_lines)
+    if isinstance(source, bytes):
+        stream: BinaryIO = io.BytesIO(source)
+    else:
+        stream = source
+    name = name or getattr(stream, "name", None) or "<stream>"
+    if not isinstance(name, str):
+        name = "<stream>"
+    magic = stream.read(2)
+    rest = io.BufferedReader(_Prefixed(magic, stream))
+    if magic == b"\x1f\x8b":
+        rest = gzip.GzipFile(fileobj=rest)  # type: ignore[assignment]
+    head = []
+    count = 0
+    try:
+        for raw in rest:
+            head.append(raw)
+            if raw.strip(_WHITESPACE + b"\n") and not raw.lstrip().startswith(b"#"):
+                count += 1
+            if count >= max_lines:
+                break
+    except (OSError, EOFError) as exc:
+        raise TrecFormatError(name, len(head) + 1, f"corrupt gzip data ({exc})") from None
+    data = b"".join(head)
+    _check_bytes(data, name)
+    _explain(data, name, _RUN)
+
+
+class _Prefixed(io.RawIOBase):
+    """A raw stream that replays already-read bytes before the rest of a stream."""
+
+    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
+        self._prefix = prefix
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        chunk = self._stream.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+
+_TOP = re.compile(rb"<top>(.*?)</top>", re.S | re.I)
+_TAG = re.compile(rb"<(num|title|desc|narr)>", re.I)
+
+
+def _clean(text: str, label: str) -> str:
+    text = " ".join(text.split())
+    for prefix in (label + ":", "Number:", "Topic:", "Description:"):
+        if text.lower().startswith(prefix.lower()):
+            text = text[len(prefix) :].strip()
+    return text
+
+
+def read_needs(source: Source, name: str | None = None) -> pd.DataFrame:
+    """Read needs (topics): TSV, TREC ``<top>`` topics or ``<topic number=..>`` XML.
+
+    TSV: ``need_id<TAB>title[<TAB>description]``, one need a line. Returns a
+    DataFrame with ``need_id``, ``title`` and ``description`` ('' if none).
+    Raises :class:`TrecFormatError` for an empty or binary file, a TSV line
+    without a title, or a need_id given twice.
+
+    >>> read_needs(b"401\\tforeign minorities, Germany\\n").title[0]
+    'foreign minorities, Germany'
+    """
+    data, name = _load(source, name)
+    _check_bytes(data, name)
+    rows: list[tuple[str, str, str, int]] = []
+    if _TOP.search(data):
+        for match in _TOP.finditer(data):
+            parts = _TAG.split(match.group(1))
+            fields = {parts[i].lower(): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+            line = data.count(b"\n", 0, match.start()) + 1
+            decoded = {k: v.decode("utf-8", "replace") for k, v in fields.items()}
+            need = _clean(decoded.get(b"num", ""), "Number")
+            rows.append(
+                (
+                    need,
+                    _clean(decoded.get(b"title", ""), "Topic"),
+                    _clean(decoded.get(b"desc", ""), "Description"),
+                    line,
+                )
+            )
+    elif re.search(rb"<topic\b", data):
+        import xml.etree.ElementTree as ET
+
+        try:
+            root = ET.fromstring(data)
+        except ET.ParseError as exc:
+            raise TrecFormatError(name, exc.position[0], f"malformed XML ({exc})") from None
+        for topic in root.iter("topic"):
+            need = topic.get("number") or topic.get("id") or (topic.findtext("number") or "")
+            title = topic.findtext("query") or topic.findtext("title") or ""
+            rows.append(
+                (
+                    need.strip(),
+                    " ".join(title.split()),
+                    " ".join((topic.findtext("description") or "").split()),
+                    0,
+                )
+            )
+    else:
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            if not raw.strip() or raw.lstrip().startswith(b"#"):
+                continue
+            try:
+                text = raw.decode("utf-8").rstrip("\r")
+            except UnicodeDecodeError:
+                raise TrecFormatError(name, number, "binary file (not UTF-8 text)") from None
+            parts = text.split("\t")
+            if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
+                raise TrecFormatError(name, number, "expected need_id<TAB>title")
+            rows.append(
+                (
+                    parts[0].strip(),
+                    parts[1].strip(),
+                    parts[2].strip() if len(parts) > 2 else "",
+                    number,
+                )
+            )
+    seen: dict[str, int] = {}
+    for need, _, _, line in rows:
+        if not need:
+            raise TrecFormatError(name, line, "topic without a number")
+        if need in seen:
+            raise TrecFormatError(
+                name, line, f"need {need!r} given twice (first on line {seen[need]})"
+            )
+        seen[need] = line
+    if not rows:
+        raise TrecFormatError(name, 1, "no needs found")
+    return pd.DataFrame(
+        {
+            "need_id": [r[0] for r in rows],
+            "title": [r[1] for r in rows],
+            "description": [r[2] for r in rows],
+        }
+    )
