@@ -1,0 +1,532 @@
+"""The reader's pages: benchmarks, leaderboards, run pages, comparisons, exports.
+
+Views stay thin: ``leaderboard.ranking`` assembles tables and tests, ``leaderboard.plots``
+draws, templates lay out. Anything a reader can type into a URL (an unknown measure,
+ids of runs that do not exist, belong to another benchmark, are hidden from them or have
+no scores yet) ends in a readable 404/400 page, never a server error.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from html import escape
+
+import numpy as np
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+from django.views.decorators.http import require_GET
+
+from leaderboard import plots
+from leaderboard.models import Benchmark, InformationNeed, Result, Submission
+from leaderboard.ranking import (
+    ALPHA,
+    CORRECTIONS,
+    NEED_COLUMNS,
+    build_leaderboard,
+    current_leaders,
+    eleven_point,
+    is_count,
+    measure_label,
+    paired_scores,
+    per_need_label,
+    significance_matrix,
+    stats_for_pair,
+    stored_measures,
+)
+
+
+class Problem(Exception):
+    """A request the page cannot answer, with what to tell the reader."""
+
+    def __init__(self, message: str, status: int = 404) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+def _problem(request: HttpRequest, problem: Problem, benchmark: Benchmark | None = None):
+    context = {"message": problem.message, "benchmark": benchmark}
+    return render(request, "leaderboard/problem.html", context, status=problem.status)
+
+
+def _benchmark(request: HttpRequest, slug: str) -> Benchmark:
+    return get_object_or_404(
+        Benchmark.objects.visible_to(request.user).select_related("current_judgments"), slug=slug
+    )
+
+
+def fmt(value: float | None, measure: str = "") -> str:
+    """trec_eval's four decimals; counts as integers; a dash for no value."""
+    if value is None or value != value:
+        return "—"
+    if is_count(measure):
+        return f"{value:.0f}"
+    return f"{value:.4f}"
+
+
+def fmt_p(p: float | None) -> str:
+    if p is None or p != p:
+        return "—"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+# --- Benchmarks and leaderboards ------------------------------------------------------
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    benchmarks = list(Benchmark.objects.visible_to(request.user).order_by("title"))
+    counts = _need_counts(benchmarks)
+    leaders = current_leaders(benchmarks, request.user)
+    rows = []
+    for benchmark in benchmarks:
+        leader, runs = leaders.get(benchmark.pk, (None, 0))
+        rows.append(
+            {
+                "benchmark": benchmark,
+                "needs": counts.get(benchmark.pk, 0),
+                "runs": runs,
+                "leader": leader,
+                "leader_value": fmt(leader.value if leader else None, benchmark.primary_measure),
+                "measure_label": measure_label(benchmark.primary_measure),
+            }
+        )
+    return render(request, "leaderboard/home.html", {"rows": rows})
+
+
+def _need_counts(benchmarks: list[Benchmark]) -> dict[int, int]:
+    return dict(
+        InformationNeed.objects.filter(benchmark__in=benchmarks)
+        .values("benchmark_id")
+        .annotate(n=Count("pk"))
+        .values_list("benchmark_id", "n")
+    )
+
+
+@require_GET
+def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = _benchmark(request, slug)
+    board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+    for row in board.rows:
+        row.cells = [fmt(row.summary.get(m), m) for m in board.columns]
+        row.p_text = fmt_p(row.p_adjusted)
+    context = {
+        "benchmark": benchmark,
+        "board": board,
+        "alpha": ALPHA,
+        "measure_label": measure_label(board.measure),
+        "column_heads": [(m, measure_label(m)) for m in board.columns],
+        "other_measures": [(m, measure_label(m)) for m in board.measures],
+        "run_options": _run_options(board.rows),
+        "needs": benchmark.current_judgments.num_needs if benchmark.current_judgments else 0,
+        "stored_measures": stored_measures(benchmark),
+    }
+    return render(request, "leaderboard/leaderboard.html", context)
+
+
+def _run_options(rows) -> tuple[SafeString, SafeString]:
+    """The run pickers' <option>s: #1 chosen in the first, the runner-up in the second,
+    so that the form compares two different runs without a click (and without JS)."""
+    options = [
+        f'value="{row.submission_id}">{escape(row.run_name)}'
+        f"{'' if row.rank is None else f' (#{row.rank})'}</option>"
+        for row in rows
+    ]
+
+    def picked(index: int) -> SafeString:
+        return mark_safe(
+            "".join(
+                f"<option {'selected ' if i == index else ''}{o}" for i, o in enumerate(options)
+            )
+        )
+
+    return picked(0), picked(1)
+
+
+@require_GET
+def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    if fmt not in ("csv", "json"):
+        raise Http404("Exports are leaderboard.csv and leaderboard.json.")
+    benchmark = _benchmark(request, slug)
+    board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+    judgments = benchmark.current_judgments
+    version = judgments.version if judgments else None
+    base = {
+        "benchmark": benchmark.slug,
+        "title": benchmark.title,
+        "primary_measure": benchmark.primary_measure,
+        "ranked_by": board.measure,
+        "judgments_version": version,
+        "num_needs": judgments.num_needs if judgments else 0,
+    }
+    runs = [
+        {
+            "rank": row.rank,
+            "run": row.run_name,
+            "submission_id": row.submission_id,
+            "participant": row.participant,
+            "submitted": row.created.isoformat(),
+            "baseline": row.is_baseline,
+            "num_needs": row.num_needs,
+            "judgments_version": version,
+            "p_vs_leader_holm": row.p_adjusted,
+            "summary": row.summary,
+        }
+        for row in board.rows
+    ]
+    if fmt == "json":
+        return JsonResponse({**base, "runs": runs}, json_dumps_params={"indent": 1})
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-leaderboard.csv"'
+    fixed = [k for k in runs[0] if k != "summary"] if runs else ["rank", "run"]
+    writer = csv.writer(response)
+    writer.writerow(fixed + board.measures)
+    for run in runs:
+        writer.writerow(
+            [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m)) for m in board.measures]
+        )
+    return response
+
+
+def _csv(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)  # round-trips: the stored value, every digit
+    return str(value)
+
+
+# --- One run ---------------------------------------------------------------------------
+
+
+def _visible_submission(request: HttpRequest, pk: int) -> Submission:
+    submission = get_object_or_404(
+        Submission.objects.select_related("benchmark", "participant", "judgments"), pk=pk
+    )
+    if not submission.is_visible_to(request.user) or not (
+        submission.benchmark.published or submission.benchmark.is_organised_by(request.user)
+    ):
+        raise Http404("No such run.")
+    return submission
+
+
+def _shown_result(submission: Submission) -> Result | None:
+    """The result on the benchmark's current judgments, else the newest one (rescoring)."""
+    results = list(submission.results.select_related("judgments").order_by("-judgments__version"))
+    current = submission.benchmark.current_judgments_id
+    for result in results:
+        if result.judgments_id == current:
+            return result
+    return results[0] if results else None
+
+
+@require_GET
+def submission(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _visible_submission(request, pk)
+    benchmark = run.benchmark
+    result = _shown_result(run)
+    context = {"run": run, "benchmark": benchmark, "result": result, "live": False}
+    context["live"] = run.status in (Submission.Status.QUEUED, Submission.Status.RUNNING)
+    if result is None:
+        return render(request, "leaderboard/submission.html", context)
+    frame = result.per_need_frame()
+    titles = dict(benchmark.needs.values_list("need_id", "title"))
+    context.update(
+        summary=_summary_rows(result.summary),
+        per_need_heads=[(m, NEED_COLUMNS[m]) for m in NEED_COLUMNS if m in frame.columns],
+        per_need_rows=_per_need_html(frame, titles),
+        is_current=result.judgments_id == benchmark.current_judgments_id,
+        eleven=_eleven_figure({run.run_name: eleven_point(result)}, "averaged over needs"),
+        **_need_figure(request, result, titles),
+        **_compare_links(request, benchmark, run),
+    )
+    return render(request, "leaderboard/submission.html", context)
+
+
+def _summary_rows(summary: dict) -> tuple[list, list]:
+    main = [(m, measure_label(m), fmt(summary[m], m)) for m in NEED_COLUMNS if m in summary]
+    shown = {m for m, _, _ in main}
+    rest = [(m, m, fmt(v, m)) for m, v in sorted(summary.items()) if m not in shown]
+    return main, rest
+
+
+def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
+    """Rows of the per-need table, built in one pass (7,000 needs in a few ms)."""
+    columns = [m for m in NEED_COLUMNS if m in frame.columns]
+    values = frame[columns].to_numpy() if columns else np.empty((len(frame), 0))
+    out = []
+    for need, line in zip(frame.index.tolist(), values.tolist(), strict=True):
+        cells = "".join(
+            f'<td data-sort="{v!r}">{fmt(v, m)}</td>' for m, v in zip(columns, line, strict=True)
+        )
+        title = escape(titles.get(need, ""))
+        out.append(f'<tr><th scope="row">{escape(need)}</th><td>{title}</td>{cells}</tr>')
+    return mark_safe("".join(out))
+
+
+def _need_figure(request: HttpRequest, result: Result, titles: dict[str, str]) -> dict:
+    ranks, num_rel = result.relevant_ranks()
+    needs = sorted(num_rel)
+    if not needs:
+        return {"needs": [], "need": None, "need_svg": None}
+    chosen = request.GET.get("need")
+    note = None
+    if chosen not in num_rel:
+        if chosen:
+            note = f"No need “{chosen}” in this run's judgments; showing another."
+        chosen = next((n for n in needs if num_rel[n] > 0), needs[0])
+    return {
+        "needs": [(n, titles.get(n, "")) for n in needs],
+        "need": chosen,
+        "need_title": titles.get(chosen, ""),
+        "need_note": note,
+        "need_svg": plots.need_figure(ranks[chosen], num_rel[chosen], chosen),
+    }
+
+
+def _eleven_figure(curves: dict, what: str) -> SafeString | None:
+    if any(values is None for values in curves.values()):
+        return None
+    return plots.eleven_point_figure(curves, f"11-point interpolated precision, {what}")
+
+
+def _compare_links(request: HttpRequest, benchmark: Benchmark, run: Submission) -> dict:
+    if run.benchmark.current_judgments_id is None:
+        return {"compare_links": []}
+    board = build_leaderboard(benchmark, request.user)
+    links = []
+    leader = board.leader
+    mine = next((row for row in board.rows if row.submission_id == run.pk), None)
+    if leader and leader.submission_id != run.pk and mine is not None:
+        links.append(("the leader", leader))
+    for row in board.rows:
+        if row.is_baseline and row.submission_id != run.pk and mine is not None:
+            links.append(("baseline", row))
+    return {"compare_links": links, "board_row": mine}
+
+
+@require_GET
+def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _visible_submission(request, pk)
+    result = _shown_result(run)
+    if result is None:
+        return _problem(request, Problem(f"Run {run.run_name} has no scores yet."), run.benchmark)
+    frame = result.per_need_frame()
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="{run.benchmark.slug}-{run.run_name}-per-need.csv"'
+    )
+    writer = csv.writer(response)
+    writer.writerow(["need_id", *frame.columns])
+    for need, line in zip(frame.index.tolist(), frame.to_numpy().tolist(), strict=True):
+        writer.writerow([need, *(repr(v) for v in line)])
+    return response
+
+
+# --- Comparisons -----------------------------------------------------------------------
+
+
+@require_GET
+def compare_pick(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = _benchmark(request, slug)
+    try:
+        a, b = int(request.GET.get("a", "")), int(request.GET.get("b", ""))
+    except ValueError:
+        return _problem(request, Problem("Pick two runs to compare.", 400), benchmark)
+    if a == b:
+        return _problem(request, Problem("Pick two different runs to compare.", 400), benchmark)
+    return redirect("compare", slug=benchmark.slug, a=a, b=b)
+
+
+def _pair(request: HttpRequest, benchmark: Benchmark, a: int, b: int):
+    """Both runs and their current results, or a Problem saying what is wrong."""
+    if a == b:
+        raise Problem("A run compared with itself has no differences; pick two runs.", 400)
+    runs = {
+        s.pk: s
+        for s in Submission.objects.select_related("benchmark", "participant").filter(
+            pk__in=[a, b], benchmark=benchmark
+        )
+    }
+    for pk in (a, b):
+        if pk not in runs or not runs[pk].is_visible_to(request.user):
+            raise Problem(f"There is no run {pk} on {benchmark.title}.")
+    results = {
+        r.submission_id: r
+        for r in Result.objects.filter(
+            submission_id__in=[a, b], judgments_id=benchmark.current_judgments_id
+        )
+    }
+    for pk in (a, b):
+        if pk not in results:
+            raise Problem(f"Run {runs[pk].run_name} has no scores on the current judgments yet.")
+    return runs[a], runs[b], results[a], results[b]
+
+
+def _comparison(request: HttpRequest, slug: str, a: int, b: int) -> dict:
+    benchmark = _benchmark(request, slug)
+    run_a, run_b, result_a, result_b = _pair(request, benchmark, a, b)
+    common = [m for m in result_a.per_need_frame().columns]
+    measure = request.GET.get("measure") or "map"
+    note = None
+    if measure not in common:
+        note = f"No per-need values of “{measure}”; showing AP."
+        measure = "map"
+        if measure not in common:
+            raise Problem("These runs have no per-need AP values.")
+    scores = paired_scores(result_a, result_b, measure)
+    test, stored = stats_for_pair(benchmark.current_judgments_id, run_a, run_b, measure, scores)
+    return {
+        "benchmark": benchmark,
+        "a": run_a,
+        "b": run_b,
+        "result_a": result_a,
+        "result_b": result_b,
+        "measure": measure,
+        "measures": [(m, per_need_label(m)) for m in common],
+        "measure_note": note,
+        "scores": scores,
+        "test": test,
+        "stored": stored,
+    }
+
+
+@require_GET
+def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
+    try:
+        ctx = _comparison(request, slug, a, b)
+    except Problem as problem:
+        return _problem(request, problem, Benchmark.objects.filter(slug=slug).first())
+    scores, test, measure = ctx["scores"], ctx["test"], ctx["measure"]
+    name_a, name_b = ctx["a"].run_name, ctx["b"].run_name
+    label = per_need_label(measure)
+    titles = dict(ctx["benchmark"].needs.values_list("need_id", "title"))
+    ctx.update(
+        label=label,
+        alpha=ALPHA,
+        mean_a=fmt(float(scores["a"].mean()) if len(scores) else None, measure),
+        mean_b=fmt(float(scores["b"].mean()) if len(scores) else None, measure),
+        mean_diff=fmt(test.get("mean_diff")),
+        ci=(fmt(test.get("ci_low")), fmt(test.get("ci_high"))),
+        effect=fmt(test.get("effect_size")),
+        p=[
+            (
+                "Paired t-test",
+                fmt_p(test.get("t_p")),
+                test.get("t_p"),
+                "Is the mean of the per-need differences far from zero, given how much they vary?",
+            ),
+            (
+                "Wilcoxon signed-rank test",
+                fmt_p(test.get("wilcoxon_p")),
+                test.get("wilcoxon_p"),
+                "Do the needs where one run wins outweigh the others, using only the ranks of the "
+                "differences (not their size)?",
+            ),
+            (
+                "Randomization test",
+                fmt_p(test.get("randomization_p")),
+                test.get("randomization_p"),
+                f"If the run labels were swapped at random on each need "
+                f"({test.get('permutations', 0):,} times), how often would the mean difference be "
+                "at least this large?",
+            ),
+        ],
+        rows=_comparison_html(scores, titles, measure),
+        bars=plots.difference_bars(scores["diff"].to_numpy(), label, name_a, name_b),
+        dots=plots.scatter(scores["a"].to_numpy(), scores["b"].to_numpy(), label, name_a, name_b),
+        eleven=_eleven_figure(
+            {name_a: eleven_point(ctx["result_a"]), name_b: eleven_point(ctx["result_b"])},
+            "averaged over needs",
+        ),
+    )
+    return render(request, "leaderboard/compare.html", ctx)
+
+
+def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString:
+    out = []
+    for need, (a, b, d) in zip(scores.index.tolist(), scores.to_numpy().tolist(), strict=True):
+        css = "win" if d > 0 else "loss" if d < 0 else "tie"
+        out.append(
+            f'<tr class="{css}"><th scope="row">{escape(str(need))}</th>'
+            f"<td>{escape(titles.get(need, ''))}</td>"
+            f'<td data-sort="{a!r}">{fmt(a, measure)}</td><td data-sort="{b!r}">{fmt(b, measure)}</td>'
+            f'<td data-sort="{d!r}">{"+" if d > 0 else ""}{fmt(d, measure)}</td></tr>'
+        )
+    return mark_safe("".join(out))
+
+
+@require_GET
+def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
+    try:
+        ctx = _comparison(request, slug, a, b)
+    except Problem as problem:
+        return JsonResponse({"error": problem.message}, status=problem.status)
+    scores = ctx["scores"]
+    test = {k: (None if isinstance(v, float) and v != v else v) for k, v in ctx["test"].items()}
+    payload = {
+        "benchmark": ctx["benchmark"].slug,
+        "judgments_version": ctx["benchmark"].current_judgments.version,
+        "measure": ctx["measure"],
+        "a": {
+            "submission_id": ctx["a"].pk,
+            "run": ctx["a"].run_name,
+            "mean": float(scores["a"].mean()) if len(scores) else None,
+        },
+        "b": {
+            "submission_id": ctx["b"].pk,
+            "run": ctx["b"].run_name,
+            "mean": float(scores["b"].mean()) if len(scores) else None,
+        },
+        "difference": "a - b",
+        "stored": ctx["stored"],
+        "correction": "none (a single comparison: raw p-values)",
+        "tests": test,
+        "per_need": [
+            {"need_id": need, "a": a_, "b": b_, "diff": d}
+            for need, (a_, b_, d) in zip(
+                scores.index.tolist(), scores.to_numpy().tolist(), strict=True
+            )
+        ],
+    }
+    return HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
+
+
+@require_GET
+def significance(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = _benchmark(request, slug)
+    measures = stored_measures(benchmark)
+    measure = request.GET.get("measure") or benchmark.primary_measure
+    correction = request.GET.get("correction") or "holm"
+    notes = []
+    if measure not in measures:
+        notes.append(f"All pairs are tested on {', '.join(map(measure_label, measures))} only.")
+        measure = benchmark.primary_measure
+    if correction not in CORRECTIONS:
+        notes.append(f"Unknown correction “{correction}”; using Holm.")
+        correction = "holm"
+    board = build_leaderboard(benchmark, request.user, measure)
+    matrix = significance_matrix(board, correction)
+    compare_url = reverse("compare", args=[benchmark.slug, 0, 0]).rsplit("0/0/", 1)[0]
+    for line in matrix.cells:
+        for cell in line:
+            if cell is not None:
+                cell["text"] = fmt_p(cell["p"])
+                cell["url"] = f"{compare_url}{cell['a']}/{cell['b']}/?measure={measure}"
+    context = {
+        "benchmark": benchmark,
+        "matrix": matrix,
+        "lines": list(zip(matrix.rows, matrix.cells, strict=True)),
+        "measure": measure,
+        "measure_label": measure_label(measure),
+        "measures": [(m, measure_label(m)) for m in measures],
+        "correction": correction,
+        "correction_label": CORRECTIONS[correction],
+        "corrections": list(CORRECTIONS.items()),
+        "alpha": ALPHA,
+        "notes": notes,
+    }
+    return render(request, "leaderboard/significance.html", context)
