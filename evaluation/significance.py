@@ -362,7 +362,7 @@ def compare_all_pairs(
         permutations,
         seed,
     )
-    names = scores.columns.astype(str)
+    names = scores.columns
     frame = pd.DataFrame({"a": names[left], "b": names[right], **out})
     return adjust_frame(frame, correction)
 
@@ -402,4 +402,4 @@ def compare_one_against_many(
         permutations,
         seed,
     )
-    return pd.DataFrame({"a": name, "b": others.columns.astype(str), **out})
+    return pd.DataFrame({"a": name, "b": others.columns, **out})
