@@ -31,7 +31,6 @@ SERIES = [("#1f5fa8", ""), ("#b4431e", "6 4"), ("#3d7a32", "2 3"), ("#6b3fa0", "
 _ids = itertools.count(1)
 
 
-
 class _Frame:
     """Maps data coordinates (x0..x1, y0..y1) onto the plot area of the view box."""
 

@@ -11,14 +11,11 @@ from django.urls import reverse
 
 from leaderboard.models import Comparison, Submission
 from leaderboard.ranking import competition_ranks
-from tests.leaderboard.test_pages_data import (  # noqa: F401  (fixtures)
-    add_run,
-    demo_user,
-    library,
-    make_benchmark,
-    reader,
-    store_comparisons,
-)
+from tests.leaderboard import test_pages_data as data
+from tests.leaderboard.test_pages_data import add_run, make_benchmark, store_comparisons
+
+# Fixtures shared by the page tests (tests/leaderboard/conftest.py is the platform's).
+library, demo_user, reader = data.library, data.demo_user, data.reader
 
 pytestmark = pytest.mark.django_db
 
@@ -213,7 +210,9 @@ def test_pick_form_redirects_to_the_comparison(client, library):
         assert client.get(reverse("compare_pick", args=["library"]), bad).status_code == 400
 
 
-def test_leaderboard_queries_stay_constant(client, library, demo_user, django_assert_max_num_queries):
+def test_leaderboard_queries_stay_constant(
+    client, library, demo_user, django_assert_max_num_queries
+):
     url = reverse("leaderboard", args=["library"])
     with django_assert_max_num_queries(6):
         client.get(url)

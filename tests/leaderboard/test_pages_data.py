@@ -88,8 +88,7 @@ def reference_scores(run: dict[str, list[str]], qrels: dict[str, set[str]]):
 def summarize(frame: pd.DataFrame) -> dict[str, float]:
     """trec_eval's 'all' line: counts summed, everything else averaged over needs."""
     return {
-        m: (float(frame[m].sum()) if m in COUNTS else float(frame[m].mean()))
-        for m in frame.columns
+        m: (float(frame[m].sum()) if m in COUNTS else float(frame[m].mean())) for m in frame.columns
     }
 
 
@@ -167,12 +166,12 @@ def store_comparisons(benchmark: Benchmark, measures=("map",)) -> None:
             with warnings.catch_warnings():  # the seed example has 4 needs by design
                 warnings.simplefilter("ignore", FewNeedsWarning)
                 stats = compare_pair(a, b)
-            Comparison.objects.create(
+            Comparison.objects.get_or_create(
                 submission_a_id=r1.submission_id,
                 submission_b_id=r2.submission_id,
                 judgments=benchmark.current_judgments,
                 measure=measure,
-                **stats,
+                defaults=stats,
             )
 
 
