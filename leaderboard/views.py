@@ -246,11 +246,12 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "leaderboard/submission.html", context)
 
 
-def _summary_rows(summary: dict) -> tuple[list, list]:
+def _summary_rows(summary: dict) -> tuple[list, list, int]:
+    """The seed's measures first, then every other stored one; and how many in all."""
     main = [(m, measure_label(m), fmt(summary[m], m)) for m in NEED_COLUMNS if m in summary]
     shown = {m for m, _, _ in main}
     rest = [(m, m, fmt(v, m)) for m, v in sorted(summary.items()) if m not in shown]
-    return main, rest
+    return main, rest, len(summary)
 
 
 def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
@@ -260,7 +261,8 @@ def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
     out = []
     for need, line in zip(frame.index.tolist(), values.tolist(), strict=True):
         cells = "".join(
-            f'<td data-sort="{v!r}">{fmt(v, m)}</td>' for m, v in zip(columns, line, strict=True)
+            f'<td class="num" data-sort="{v!r}">{fmt(v, m)}</td>'
+            for m, v in zip(columns, line, strict=True)
         )
         title = escape(titles.get(need, ""))
         out.append(f'<tr><th scope="row">{escape(need)}</th><td>{title}</td>{cells}</tr>')
@@ -453,8 +455,9 @@ def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString
         out.append(
             f'<tr class="{css}"><th scope="row">{escape(str(need))}</th>'
             f"<td>{escape(titles.get(need, ''))}</td>"
-            f'<td data-sort="{a!r}">{fmt(a, measure)}</td><td data-sort="{b!r}">{fmt(b, measure)}</td>'
-            f'<td data-sort="{d!r}">{"+" if d > 0 else ""}{fmt(d, measure)}</td></tr>'
+            f'<td class="num" data-sort="{a!r}">{fmt(a, measure)}</td>'
+            f'<td class="num" data-sort="{b!r}">{fmt(b, measure)}</td>'
+            f'<td class="num" data-sort="{d!r}">{"+" if d > 0 else ""}{fmt(d, measure)}</td></tr>'
         )
     return mark_safe("".join(out))
 

@@ -1,0 +1,123 @@
+"""A reader's path through the pages in a real browser: Debian's Chromium, headless.
+
+Leaderboard -> rank by another measure -> a run page with its SVG curve -> pick two runs
+-> the comparison (and a sortable table), at desktop and phone widths, with no console
+errors. Screenshots land in artifacts/ (gitignored) for a human to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.leaderboard import test_pages_data as data
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM calls made by
+# fixtures from it are still synchronous and safe.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+library, demo_user = data.library, data.demo_user
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium"
+    ),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+]
+
+
+@pytest.fixture
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+def watch(page, problems: list[str]) -> None:
+    page.on(
+        "console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None
+    )
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on(
+        "response",
+        lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None,
+    )
+
+
+@pytest.mark.parametrize(
+    "viewport",
+    [{"width": 1280, "height": 900}, {"width": 390, "height": 844}],
+    ids=["desktop", "phone"],
+)
+def test_reader_path(transactional_db, live_server, library, browser, viewport):
+    ARTIFACTS.mkdir(exist_ok=True)
+    size = "desktop" if viewport["width"] > 600 else "phone"
+    problems: list[str] = []
+    page = browser.new_page(viewport=viewport)
+    watch(page, problems)
+
+    page.goto(f"{live_server.url}/")
+    page.get_by_role("link", name="Library").first.click()
+    page.wait_for_url(re.compile(r"/benchmarks/library/$"))
+    rows = page.locator("#board tbody th[scope=row] a")
+    assert rows.all_inner_texts() == ["system-B", "system-A"]
+    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{size}.png"), full_page=True)
+
+    # Rank by another measure: the column heading is a link.
+    page.locator("#board thead a", has_text="P@10").click()
+    page.wait_for_url(re.compile(r"measure=P_10"))
+    assert page.locator("#board thead th[aria-sort=descending]").inner_text().strip() == "P@10"
+    assert page.locator("#measure").input_value() == "P_10"
+
+    # A run page with the seed's Figure 1.
+    page.locator("#board tbody a", has_text="system-A").click()
+    page.wait_for_url(re.compile(r"/submissions/\d+/$"))
+    figure = page.locator("svg.plot").first
+    figure.wait_for()
+    assert figure.is_visible()
+    assert "Precision-recall for need" in figure.locator("title").text_content()
+    page.select_option("#need", "cs-foundations")
+    page.get_by_role("button", name="Show").click()
+    page.wait_for_url(re.compile(r"need=cs-foundations"))
+    assert "AP 0.473" in page.locator("svg.plot title").first.text_content()
+    # The per-need table sorts by a heading (JavaScript) and keeps all rows.
+    table = page.locator("table.per-need")
+    table.locator("thead button", has_text="AP").click()
+    first = table.locator("tbody tr").first.locator("th").inner_text()
+    assert first == "atwood"  # AP 0.833, the best of A's four
+    assert table.locator("thead th[aria-sort=descending]").count() == 1
+    page.screenshot(path=str(ARTIFACTS / f"run-{size}.png"), full_page=True)
+
+    # Pick two runs on the leaderboard and compare them.
+    page.goto(f"{live_server.url}/benchmarks/library/")
+    page.select_option("#pick-a", label="system-A (#2)")
+    page.select_option("#pick-b", label="system-B (#1)")
+    page.get_by_role("button", name="Compare").click()
+    page.wait_for_url(re.compile(r"/compare/\d+/\d+/$"))
+    assert page.locator("h1").inner_text().replace("\n", " ") == "system-A vs system-B"
+    assert page.locator("svg.plot").count() == 3
+    assert page.locator("table.tests tbody tr").count() == 3
+    page.screenshot(path=str(ARTIFACTS / f"compare-{size}.png"), full_page=True)
+
+    page.goto(f"{live_server.url}/benchmarks/library/significance/")
+    page.screenshot(path=str(ARTIFACTS / f"significance-{size}.png"), full_page=True)
+    page.close()
+    assert problems == []
