@@ -181,7 +181,7 @@ def _explain(data: bytes, name: str, kind: str, rows: int | None = None) -> None
 
 def _line_of_row(data: bytes, row: int) -> int:
     """Line number of the ``row``-th content line (0-based), the slow way."""
-    for count, (number, fields, _) in enumerate(
+    for count, (number, _fields, _) in enumerate(
         item for item in _content_lines(data) if item[1] is not None
     ):
         if count == row:

@@ -1,0 +1,81 @@
+"""``python -m evaluation [-q] [-c] [-l N] [-M N] [-m MEASURE]... [--format text|json|csv] QRELS RUN``
+
+A drop-in for trec_eval's common use: same flags, same measure names, same
+output (``measure<pad>\\tneed\\tvalue``). ``python -m evaluation compare ...``
+runs the pairwise comparison tool (:mod:`evaluation.compare`).
+A bad file prints ``file:line: reason`` on stderr and exits 2 with nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from evaluation.measures import evaluate
+from evaluation.trec import TrecFormatError, read_qrels, read_run
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation",
+        description="Score a TREC run against qrels, as trec_eval does.",
+    )
+    parser.add_argument("-q", action="store_true", help="print per-need values too")
+    parser.add_argument(
+        "-c", action="store_true", help="average over all qrels needs (missing = 0)"
+    )
+    parser.add_argument(
+        "-l", type=int, default=1, metavar="N", help="relevance threshold (default 1)"
+    )
+    parser.add_argument("-M", type=int, default=None, metavar="N", help="max documents per need")
+    parser.add_argument(
+        "-m",
+        action="append",
+        default=None,
+        metavar="MEASURE",
+        help="measure or set (official, all_trec), trec_eval syntax: P.5,10",
+    )
+    parser.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    parser.add_argument("qrels")
+    parser.add_argument("run")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "compare":
+        from evaluation.compare import main as compare_main
+
+        return compare_main(argv[1:])
+    # trec_eval accepts -M100 and -mP.5 glued; argparse does too, and -m may repeat
+    args = _parser().parse_args(argv)
+    try:
+        qrels = read_qrels(args.qrels)
+        run = read_run(args.run)
+    except TrecFormatError as err:
+        print(str(err), file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"{err.filename}:0: {err.strerror}", file=sys.stderr)
+        return 2
+    try:
+        result = evaluate(
+            qrels, run, args.m, relevance_level=args.l, max_depth=args.M, complete=args.c
+        )
+    except ValueError as err:
+        print(f"evaluation: {err}", file=sys.stderr)
+        return 1
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.format == "json":
+        sys.stdout.write(result.to_json() + "\n")
+    elif args.format == "csv":
+        sys.stdout.write(result.to_csv())
+    else:
+        sys.stdout.write(result.to_trec_eval(per_need=args.q))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Interpolated precision: ``iprec_at_recall_*``, ``11pt_avg`` and the PR curve points.
+
+Definition (the seed chapter's, and what trec_eval 9.0.8 computes on the 11
+standard levels): the interpolated precision at recall level r is the maximum
+precision at any rank where recall >= r. With R relevant documents, recall
+reaches r when n relevant documents have been retrieved for the smallest n
+with n / R >= r, i.e. ``n = ceil(r * R)``; the engine computes that ceiling
+on exact fractions (``Fraction("0.1") * R``), so ``0.7 * 10`` is 7, not
+7.000000000000001. trec_eval 10.0-rc3 rounds ``r * R`` to the nearest integer
+instead and can report a precision reached at a recall below r; 9.0.8 uses
+``(long)(r * R + 0.9)`` which equals the ceiling on the standard levels.
+
+Edge cases: a level needing more relevant documents than were retrieved
+scores 0; level 0 (n = 0) is the best precision anywhere in the ranking (0 if
+nothing relevant was retrieved); a need without relevant documents scores 0.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from evaluation.ranking import Ranking
+
+__all__ = [
+    "STANDARD_LEVELS",
+    "interpolated_curve",
+    "interpolated_precision",
+    "precision_recall_points",
+]
+
+STANDARD_LEVELS = ("0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0")
+
+
+def _suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Maximum of ``values`` from each element to the end of its group."""
+    if len(values) == 0:
+        return values
+    reversed_max = pd.Series(values[::-1]).groupby(group[::-1]).cummax().to_numpy()
+    return reversed_max[::-1]
+
+
+def interpolated_precision(ranking: Ranking, levels: list[str]) -> np.ndarray:
+    """Interpolated precision per need (rows) at each recall level (columns).
+
+    ``levels`` are decimal strings ("0.1", ".25"); they are read as exact
+    fractions. Example: a need with R = 15 whose relevant documents sit at
+    ranks 1, 2, 6, 7, 9, 12, 13, 16, 18, 21, 23, 25 has 4/7 = 0.5714 at
+    recall 0.2 (n = 3: the best precision from rank 6 on is 4/7 at rank 7)
+    and 0 at recall 0.9 (n = 14 > 12 retrieved).
+    """
+    n_needs = ranking.n
+    out = np.zeros((n_needs, len(levels)))
+    hit_need, hit_rank, hit_count = ranking.hit_need, ranking.hit_rank, ranking.hit_count
+    # best precision from the k-th relevant document down to the end of the ranking
+    best_from = _suffix_max(hit_count / hit_rank, hit_need)
+    num_rel = ranking.num_rel
+    num_hits = ranking.count(need=hit_need)
+    first_hit = np.searchsorted(hit_need, np.arange(n_needs))
+    for j, level in enumerate(levels):
+        fraction = Fraction(level)
+        # smallest n with n / R >= level, in exact integer arithmetic
+        needed = -((-fraction.numerator * num_rel) // fraction.denominator)
+        needed = np.maximum(needed, 0)
+        ok = (needed <= num_hits) & (num_hits > 0) & ranking.has_run
+        at = first_hit + np.maximum(needed, 1) - 1
+        out[ok, j] = best_from[at[ok]]
+    return out
+
+
+def eleven_point_average(values: np.ndarray) -> np.ndarray:
+    """trec_eval's ``11pt_avg``: the iprec values added from the highest level down, / count."""
+    total = np.zeros(values.shape[0])
+    for j in range(values.shape[1] - 1, -1, -1):
+        total = total + values[:, j]
+    return total / values.shape[1] if values.shape[1] else total
+
+
+def precision_recall_points(ranks: np.ndarray, num_rel: int) -> tuple[np.ndarray, np.ndarray]:
+    """(recall, precision) at the rank of every relevant retrieved document.
+
+    ``ranks``: 1-based ranks of the relevant retrieved documents (any order);
+    ``num_rel``: R. The i-th relevant document at rank r_i gives
+    (i / R, i / r_i). Empty arrays when nothing relevant was retrieved or R is 0.
+
+    >>> precision_recall_points(np.array([1, 2, 6]), 15)[1].round(3).tolist()
+    [1.0, 1.0, 0.5]
+    """
+    ranks = np.sort(np.asarray(ranks, dtype=np.int64))
+    if num_rel <= 0 or len(ranks) == 0:
+        return np.zeros(0), np.zeros(0)
+    found = np.arange(1, len(ranks) + 1)
+    return found / num_rel, found / ranks
+
+
+def interpolated_curve(
+    ranking: Ranking, levels: list[str] | tuple[str, ...] = STANDARD_LEVELS
+) -> tuple[pd.DataFrame, pd.Series]:
+    """The 11-point interpolated precision curve, per need and averaged over needs.
+
+    Returns a DataFrame (index need_id, one column per recall level as a float)
+    and the mean over needs (the summary curve trec_eval prints as
+    ``iprec_at_recall_*`` for ``all``).
+    """
+    values = interpolated_precision(ranking, list(levels))
+    frame = pd.DataFrame(
+        values,
+        index=pd.Index(ranking.need_ids, name="need_id", dtype="str"),
+        columns=[float(level) for level in levels],
+    )
+    mean = np.cumsum(values, axis=0)[-1] / len(values) if len(values) else np.zeros(len(levels))
+    return frame, pd.Series(mean, index=frame.columns, name="mean")

@@ -1,0 +1,430 @@
+"""Score a run against qrels with trec_eval's measures, all needs at once.
+
+:func:`evaluate` is the entry point; measure names, parameters, output order,
+averaging and the ``-c`` / ``-l`` / ``-M`` semantics are trec_eval's (10.0,
+except ``iprec_at_recall``/``11pt_avg``, see :mod:`evaluation.interpolation`).
+Measure requests use trec_eval's ``-m`` syntax: ``"map"``, ``"P.5,7,3"``,
+``"ndcg.1=3,2=9"``, ``"iprec_at_recall..10,.20"``, or the sets ``"official"``
+and ``"all_trec"``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evaluation import definitions as d
+from evaluation import gains as g
+from evaluation.interpolation import (
+    STANDARD_LEVELS,
+    interpolated_curve,
+    precision_recall_points,
+)
+from evaluation.ranking import Ranking, rank_run
+from evaluation.trec import Run
+
+__all__ = [
+    "ALL_TREC",
+    "NOT_IMPLEMENTED",
+    "OFFICIAL",
+    "Evaluation",
+    "evaluate",
+    "interpolated_curve",
+    "precision_recall_points",
+    "relevant_ranks",
+]
+
+_CUTS = ["5", "10", "15", "20", "30", "100", "200", "500", "1000"]
+
+
+@dataclass(frozen=True)
+class _Measure:
+    name: str
+    kind: str  # "long_cut", "double_cut", "double_params", "pairs", "plain"
+    compute: Callable
+    defaults: tuple[str, ...] = ()
+    summary: str = "mean"  # "mean", "gm", "sum", "num_rel", "num_q", "none"
+    per_need: bool = True
+    integer: bool = False
+
+
+# trec_eval's te_trec_measures order, which is also its output order
+_MEASURES = [
+    _Measure("runid", "plain", lambda r: {}, summary="runid", per_need=False),
+    _Measure("num_q", "plain", lambda r: {}, summary="num_q", per_need=False, integer=True),
+    _Measure(
+        "num_ret",
+        "plain",
+        lambda r: {"num_ret": d.counts(r)["num_ret"]},
+        summary="sum",
+        integer=True,
+    ),
+    _Measure(
+        "num_rel",
+        "plain",
+        lambda r: {"num_rel": d.counts(r)["num_rel"]},
+        summary="num_rel",
+        integer=True,
+    ),
+    _Measure(
+        "num_rel_ret",
+        "plain",
+        lambda r: {"num_rel_ret": d.counts(r)["num_rel_ret"]},
+        summary="sum",
+        integer=True,
+    ),
+    _Measure("map", "plain", d.ap),
+    _Measure("gm_map", "plain", d.gm_ap, summary="gm", per_need=False),
+    _Measure("Rprec", "plain", d.r_precision),
+    _Measure("bpref", "plain", d.bpref),
+    _Measure("recip_rank", "plain", d.reciprocal_rank),
+    _Measure("iprec_at_recall", "double_cut", d.iprec_at_recall, STANDARD_LEVELS),
+    _Measure("P", "long_cut", d.precision_at, tuple(_CUTS)),
+    _Measure("relstring", "double_params", None, ("10",), summary="none"),
+    _Measure("recall", "long_cut", d.recall_at, tuple(_CUTS)),
+    _Measure("infAP", "plain", d.infap),
+    _Measure("gm_bpref", "plain", d.gm_bpref, summary="gm", per_need=False),
+    _Measure(
+        "Rprec_mult",
+        "double_cut",
+        d.r_precision_multiples,
+        ("0.2", "0.4", "0.6", "0.8", "1.0", "1.2", "1.4", "1.6", "1.8", "2.0"),
+    ),
+    _Measure("utility", "double_params", d.utility, ("1.0", "-1.0", "0.0", "0.0")),
+    _Measure("11pt_avg", "double_params", d.eleven_point, STANDARD_LEVELS),
+    _Measure("binG", "plain", d.binary_gain),
+    _Measure("ndcg", "pairs", g.ndcg),
+    _Measure("ndcg_cut", "long_cut", g.ndcg_cut, tuple(_CUTS)),
+    _Measure("map_cut", "long_cut", d.map_at, tuple(_CUTS)),
+    _Measure("relative_P", "long_cut", d.relative_precision_at, tuple(_CUTS)),
+    _Measure("success", "long_cut", d.success_at, ("1", "5", "10")),
+    _Measure("set_P", "plain", lambda r: d.set_measures(r, "set_P")),
+    _Measure("set_relative_P", "plain", lambda r: d.set_measures(r, "set_relative_P")),
+    _Measure("set_recall", "plain", lambda r: d.set_measures(r, "set_recall")),
+    _Measure("set_map", "plain", lambda r: d.set_measures(r, "set_map")),
+    _Measure(
+        "set_F", "double_params", lambda r, p, name: d.set_measures(r, "set_F", p, name), ("1.0",)
+    ),
+    _Measure(
+        "num_nonrel_judged_ret", "plain", d.num_nonrel_judged_ret, summary="sum", integer=True
+    ),
+    _Measure("rbp", "pairs", g.rbp),
+    _Measure("rbp_resid", "pairs", g.rbp_resid),
+    _Measure("unj", "long_cut", d.unjudged_at, ("5", "10", "20")),
+]
+_BY_NAME = {m.name: m for m in _MEASURES}
+
+OFFICIAL = (
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+)
+ALL_TREC = tuple(m.name for m in _MEASURES)
+#: trec_eval's all_trec measures this engine does not compute (experimental gain measures)
+NOT_IMPLEMENTED = ("G", "ndcg_rel", "Rndcg")
+_SETS = {
+    "official": OFFICIAL,
+    "all_trec": ALL_TREC,
+    "set": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ),
+}
+
+
+@dataclass
+class _Requested:
+    measure: _Measure
+    params: str | None  # the text after the first '.', as given
+
+
+def _parse_requests(measures: Sequence[str] | None) -> list[_Requested]:
+    """Resolve ``-m`` arguments into measures (trec_eval order) with their parameters.
+
+    As trec_eval: a set name marks its members; the first parameters given for
+    a measure win; unknown names raise ValueError.
+    """
+    marked: set[str] = set()
+    params: dict[str, str] = {}
+    for text in measures if measures is not None else ["official"]:
+        name, dot, rest = text.partition(".")
+        if dot:
+            if not rest:
+                raise ValueError(f"improper measure parameters in {text!r}")
+            params.setdefault(name, rest)
+        if name in _SETS:
+            marked.update(_SETS[name])
+        elif name in _BY_NAME:
+            marked.add(name)
+        elif name in NOT_IMPLEMENTED:
+            raise ValueError(f"measure {name!r} is not implemented by this engine")
+        else:
+            raise ValueError(f"illegal measure {text!r}")
+    return [_Requested(m, params.get(m.name)) for m in _MEASURES if m.name in marked]
+
+
+def _split(params: str) -> list[str]:
+    return params.split(",")
+
+
+def _atol(text: str) -> int:
+    """C's atol: the leading integer of the text (``"23.4"`` -> 23)."""
+    digits = ""
+    for i, ch in enumerate(text.strip()):
+        if ch.isdigit() or (i == 0 and ch in "+-"):
+            digits += ch
+        else:
+            break
+    try:
+        return int(digits)
+    except ValueError:
+        return 0
+
+
+def _compute(req: _Requested, ranking: Ranking) -> dict[str, np.ndarray]:
+    m, text = req.measure, req.params
+    if m.kind == "plain":
+        return m.compute(ranking)
+    if m.kind == "long_cut":
+        cuts = sorted(_atol(t) for t in (_split(text) if text else m.defaults))
+        if cuts[0] <= 0:
+            raise ValueError(f"{m.name}: cutoffs must be positive")
+        if len(set(cuts)) != len(cuts):
+            raise ValueError(f"{m.name}: duplicate cutoffs")
+        return m.compute(ranking, cuts)
+    if m.kind == "double_cut":
+        levels = sorted(
+            ((t, float(t)) for t in (_split(text) if text else m.defaults)), key=lambda x: x[1]
+        )
+        if len({v for _, v in levels}) != len(levels):
+            raise ValueError(f"{m.name}: duplicate cutoffs")
+        return m.compute(ranking, levels)
+    name = f"{m.name}_{text}" if text else m.name
+    if m.kind == "double_params":
+        values = _split(text) if text else list(m.defaults)
+        if m.name == "11pt_avg":
+            return m.compute(ranking, [(t, float(t)) for t in values], name)
+        return m.compute(ranking, [float(v) for v in values], name)
+    pairs = []
+    if text:
+        for item in _split(text):
+            key, eq, value = item.partition("=")
+            if not eq:
+                raise ValueError(f"{m.name}: malformed pair parameters in {text!r}")
+            pairs.append((key, float(value)))
+    return m.compute(ranking, pairs, name)
+
+
+@dataclass
+class Evaluation:
+    """The scores of one run.
+
+    ``per_need``: index need_id (str, trec_eval's strcmp order), one float64
+    column per measure, named as trec_eval prints it (``map``, ``P_10``,
+    ``iprec_at_recall_0.00``, ``num_ret`` ...); summary-only measures
+    (``num_q``, ``gm_map``, ``gm_bpref``) are not columns.
+    ``summary``: trec_eval's ``all`` values: means (geometric for gm_*),
+    sums for ``num_*``, ``num_q`` the number of needs averaged over.
+    ``strings``: per-need text measures (``relstring``), need_id -> text.
+    """
+
+    per_need: pd.DataFrame
+    summary: dict[str, float]
+    run_id: str
+    warnings: list[str] = field(default_factory=list)
+    strings: dict[str, dict[str, str]] = field(default_factory=dict)
+    _order: list[tuple[str, str, bool, bool]] = field(default_factory=list, repr=False)
+
+    def to_trec_eval(self, per_need: bool = False) -> str:
+        """trec_eval's text output (``-q`` adds the per-need lines first)."""
+        lines = []
+        if per_need:
+            for need in self.per_need.index:
+                row = self.per_need.loc[need]
+                for column, fmt, printed, _ in self._order:
+                    if not printed:
+                        continue
+                    if fmt == "string":
+                        lines.append(f"{column:<22}\t{need}\t'{self.strings[column][need]}'")
+                    else:
+                        lines.append(f"{column:<22}\t{need}\t{_fmt(row[column], fmt)}")
+        for column, fmt, _, summarised in self._order:
+            if not summarised:
+                continue
+            if fmt == "runid":
+                lines.append(f"{'runid':<22}\tall\t{self.run_id}")
+            else:
+                lines.append(f"{column:<22}\tall\t{_fmt(self.summary[column], fmt)}")
+        return "\n".join(lines) + "\n" if lines else ""
+
+    def to_json(self) -> str:
+        """``{"run_id", "summary", "per_need": {need: {measure: value}}, "warnings"}``."""
+        return json.dumps(
+            {
+                "run_id": self.run_id,
+                "summary": self.summary,
+                "per_need": {str(k): v for k, v in self.per_need.to_dict(orient="index").items()},
+                "warnings": self.warnings,
+            },
+            indent=1,
+        )
+
+    def to_csv(self) -> str:
+        """One row per need plus an ``all`` row, one column per measure."""
+        frame = self.per_need.copy()
+        frame.loc["all"] = pd.Series({k: v for k, v in self.summary.items() if k in frame.columns})
+        return frame.to_csv(index_label="need_id")
+
+
+def _fmt(value: float, fmt: str) -> str:
+    if fmt == "long":
+        return str(int(value))
+    return f"{value:6.4f}"
+
+
+def _sequential_mean(values: np.ndarray, count: int) -> float:
+    """Sum in need order (as trec_eval accumulates) then divide."""
+    if len(values) == 0 or count == 0:
+        return 0.0
+    return float(np.cumsum(values)[-1] / count)
+
+
+def evaluate(
+    qrels: pd.DataFrame,
+    run: Run | pd.DataFrame,
+    measures: Sequence[str] | None = None,
+    relevance_level: int = 1,
+    max_depth: int | None = None,
+    complete: bool = False,
+) -> Evaluation:
+    """Score ``run`` against ``qrels`` with trec_eval's measures and semantics.
+
+    ``measures``: trec_eval ``-m`` strings (default ``official``; ``all_trec``
+    is everything implemented). ``relevance_level``: ``-l``, documents with
+    relevance >= it are relevant. ``max_depth``: ``-M``, documents ranked
+    below it are dropped. ``complete``: ``-c``, every qrels need is scored,
+    those the run did not answer with zeros (and are averaged in); without it
+    they are skipped (trec_eval 9.0.8's behaviour; 10.0-rc3 aborts there).
+    Run needs absent from the qrels are ignored (and warned about).
+
+    Raises ValueError for an unknown measure, bad parameters, or when no need
+    has both run lines and judgments (without ``complete``).
+
+    Example: the seed's system A on its four library needs gives
+    ``summary["map"] == 0.4733...`` and ``per_need.loc["atwood", "map"] == 0.8333...``.
+    """
+    if isinstance(run, Run):
+        frame, run_id, warnings = run.frame, run.tag, list(run.warnings)
+    else:
+        frame, warnings = run, []
+        run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
+    requests = _parse_requests(measures)
+    ranking = rank_run(qrels, frame, relevance_level, max_depth, complete)
+    run_needs = set(map(str, pd.unique(frame["need_id"].astype(str))))
+    judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
+    unjudged = sorted(run_needs - judged, key=str.encode)
+    if unjudged:
+        shown = ", ".join(unjudged[:5]) + (" ..." if len(unjudged) > 5 else "")
+        warnings.append(f"{len(unjudged)} run need(s) without judgments, ignored: {shown}")
+    if ranking.rank_disagrees:
+        warnings.append(
+            "the rank column disagrees with the score order; ranks come from the scores"
+        )
+    if ranking.n == 0:
+        raise ValueError("no need has both run lines and judgments")
+
+    n = ranking.n
+    bogus = ~ranking.has_run
+    columns: dict[str, np.ndarray] = {}
+    strings: dict[str, dict[str, str]] = {}
+    order: list[tuple[str, str, bool, bool]] = []
+    summary: dict[str, float] = {}
+    for req in requests:
+        m = req.measure
+        if m.name == "runid":
+            order.append(("runid", "runid", False, True))
+            continue
+        if m.name == "num_q":
+            order.append(("num_q", "long", False, True))
+            summary["num_q"] = float(n)
+            continue
+        if m.name == "relstring":
+            length = int(float(_split(req.params)[0])) if req.params else 10
+            name = f"relstring_{req.params}" if req.params else "relstring"
+            texts = d.relstring(ranking, max(length, 0))
+            strings[name] = {
+                need: ("" if b else t)
+                for need, t, b in zip(ranking.need_ids, texts, bogus, strict=True)
+            }
+            order.append((name, "string", True, False))
+            continue
+        values = _compute(req, ranking)
+        for name, value in values.items():
+            value = np.asarray(value, dtype=np.float64).copy()
+            if m.name != "num_rel":
+                # a need scored only because of -c: trec_eval's bogus ranking gives zeros
+                value[bogus] = np.log(d.MIN_GEO_MEAN) if m.summary == "gm" else 0.0
+            fmt = "long" if m.integer else "double"
+            if m.summary == "gm":
+                summary[name] = float(np.exp(np.cumsum(value)[-1] / n))
+            elif m.summary == "sum":
+                summary[name] = float(np.cumsum(value)[-1])
+            elif m.summary == "num_rel":
+                summary[name] = float(ranking.qrels_positive if complete else np.cumsum(value)[-1])
+            else:
+                summary[name] = _sequential_mean(value, n)
+            if m.per_need:
+                columns[name] = value
+            order.append((name, fmt, m.per_need, True))
+    per_need = pd.DataFrame(columns, index=pd.Index(ranking.need_ids, name="need_id", dtype="str"))
+    return Evaluation(per_need, summary, run_id, warnings, strings, order)
+
+
+def relevant_ranks(
+    qrels: pd.DataFrame,
+    run: Run | pd.DataFrame,
+    relevance_level: int = 1,
+    max_depth: int | None = None,
+) -> pd.DataFrame:
+    """The 1-based rank of every relevant retrieved document, in trec_eval's ordering.
+
+    Columns need_id (str) and rank (int64), needs in strcmp order, ranks
+    increasing. Feed one need's ranks and its R to
+    :func:`precision_recall_points` for the PR curve (the seed's Figure 1).
+    """
+    frame = run.frame if isinstance(run, Run) else run
+    ranking = rank_run(qrels, frame, relevance_level, max_depth, complete=True)
+    return pd.DataFrame(
+        {
+            "need_id": pd.Series(ranking.need_ids[ranking.hit_need], dtype="str"),
+            "rank": ranking.hit_rank.astype(np.int64),
+        }
+    )
+
+
+def num_relevant(qrels: pd.DataFrame, relevance_level: int = 1) -> pd.Series:
+    """R per need: judged documents with relevance >= ``relevance_level``."""
+    relevant = qrels[qrels["relevance"] >= max(relevance_level, 0)]
+    return relevant.groupby(relevant["need_id"].astype(str)).size().rename("num_rel")

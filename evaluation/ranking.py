@@ -1,0 +1,298 @@
+"""Order a run the way trec_eval does and join it with the judgments.
+
+:func:`trec_order` is the only place a run is ordered; every measure reads the
+:class:`Ranking` built from it. Semantics (trec_eval 10.0, ``form_res_rels.c``):
+
+- documents are ranked by score descending, compared as 64-bit doubles
+  (``0.0`` and ``-0.0`` tie), ties broken by doc_id *descending* in byte
+  (``strcmp``) order; the rank column and the line order are ignored;
+- ``-M depth`` keeps the first ``depth`` documents of every need after ordering;
+- a retrieved document takes its qrels relevance; one absent from the qrels of
+  its need is ``NONPOOL`` (-1); one judged with a negative relevance is
+  ``UNJUDGED`` (-2): "in the pool but not judged";
+- only needs in the qrels are evaluated (run needs without judgments are
+  ignored); needs are kept in ``strcmp`` order of their ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+NONPOOL = -1
+UNJUDGED = -2
+
+__all__ = ["NONPOOL", "UNJUDGED", "Ranking", "rank_run", "trec_order"]
+
+
+def _as_arrow_strings(
+    values: pd.Series | np.ndarray | pa.Array | pa.ChunkedArray,
+) -> pa.ChunkedArray:
+    if isinstance(values, pa.ChunkedArray):
+        array = values
+    elif isinstance(values, pa.Array):
+        array = pa.chunked_array([values])
+    else:
+        series = pd.Series(values)
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            series = series.astype(str)
+        array = (
+            pa.chunked_array([pa.array(series.astype("str"))]) if series.dtype != "str" else None
+        )
+        if array is None:
+            array = pa.array(series)
+            array = array if isinstance(array, pa.ChunkedArray) else pa.chunked_array([array])
+    if array.type == pa.large_string():
+        return array
+    return array.cast(pa.large_string()) if array.type != pa.string() else array
+
+
+def trec_order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> np.ndarray:
+    """Permutation putting run lines in trec_eval order.
+
+    Lines are grouped by ``need`` (integer codes, ascending), then ordered by
+    ``score`` descending (float64; ``-0.0 == 0.0``), ties broken by ``doc``
+    descending in byte order. The usual run file (each need's lines together,
+    scores non-increasing) costs one linear pass; otherwise one argsort on the
+    score and one stable sort on the need code. Tie groups, whatever the path,
+    are ordered by doc id with one Arrow sort over the tied lines only.
+
+    >>> trec_order(np.array([0, 0, 0]), np.array([1.0, 2.0, 1.0]),
+    ...            pa.chunked_array([["a", "b", "c"]])).tolist()
+    [1, 2, 0]
+    """
+    n = len(need)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    boundary = np.empty(n, bool)
+    boundary[0] = True
+    np.not_equal(need[1:], need[:-1], out=boundary[1:])
+    starts = np.flatnonzero(boundary)
+    block_need = need[starts]
+    contiguous = len(np.unique(block_need)) == len(block_need)
+    if contiguous and bool(np.all((score[1:] <= score[:-1]) | boundary[1:])):
+        # already grouped and sorted: only put the blocks in need order
+        lengths = np.diff(np.append(starts, n))
+        block_order = np.argsort(block_need, kind="stable")
+        block_start = starts[block_order]
+        block_len = lengths[block_order]
+        offsets = np.repeat(
+            block_start - np.concatenate(([0], np.cumsum(block_len)[:-1])), block_len
+        )
+        perm = np.arange(n, dtype=np.int64) + offsets
+    else:
+        perm = np.argsort(-score)
+        small = need.astype(np.int16) if need.max() < np.iinfo(np.int16).max else need
+        perm = perm[np.argsort(small[perm], kind="stable")]
+    ordered_need, ordered_score = need[perm], score[perm]
+    tie = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] == ordered_score[:-1])
+    if tie.any():
+        in_tie = np.zeros(n, bool)
+        in_tie[1:] |= tie
+        in_tie[:-1] |= tie
+        positions = np.flatnonzero(in_tie)
+        group_start = np.ones(len(positions), bool)
+        group_start[1:] = ~tie[positions[1:] - 1]
+        group = np.cumsum(group_start)
+        rows = perm[positions]
+        table = pa.table({"g": group, "d": doc.take(pa.array(rows))})
+        within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
+        perm[positions] = rows[within.to_numpy()]
+    return perm
+
+
+@dataclass
+class Ranking:
+    """A run ordered and judged, as trec_eval's ``RES_RELS`` for all needs at once.
+
+    Row arrays (one entry per retrieved document, grouped by need in
+    ``need_ids`` order, then by rank): ``need`` (index into ``need_ids``),
+    ``rank`` (1-based), ``rel`` (qrels relevance, ``NONPOOL`` or ``UNJUDGED``).
+    Need arrays: ``num_ret``, ``has_run`` (False for a need only scored
+    because of ``complete``), ``rel_levels`` (needs x levels: qrels documents
+    per non-negative relevance level) and the relevance threshold ``level``.
+    """
+
+    need_ids: np.ndarray
+    need: np.ndarray
+    rank: np.ndarray
+    rel: np.ndarray
+    num_ret: np.ndarray
+    has_run: np.ndarray
+    rel_levels: np.ndarray
+    level: int
+    qrels_positive: int
+    rank_disagrees: bool = False
+
+    @property
+    def n(self) -> int:
+        return len(self.need_ids)
+
+    def count(self, mask: np.ndarray | None = None, need: np.ndarray | None = None) -> np.ndarray:
+        """Per-need count of rows (optionally masked), as int64."""
+        need = self.need if need is None else need
+        if mask is not None:
+            need = need[mask]
+        return np.bincount(need, minlength=self.n).astype(np.int64)
+
+    def total(self, weights: np.ndarray, need: np.ndarray) -> np.ndarray:
+        """Per-need sum of ``weights``, added in rank order as trec_eval does."""
+        return np.bincount(need, weights=weights, minlength=self.n)
+
+    @cached_property
+    def num_rel(self) -> np.ndarray:
+        """R: judged documents with relevance >= the threshold (levels >= 0 only)."""
+        return self.rel_levels[:, max(self.level, 0) :].sum(axis=1).astype(np.int64)
+
+    @cached_property
+    def hits(self) -> np.ndarray:
+        """Row positions of relevant retrieved documents (``rel >= level``)."""
+        return np.flatnonzero(self.rel >= self.level)
+
+    @cached_property
+    def hit_need(self) -> np.ndarray:
+        return self.need[self.hits]
+
+    @cached_property
+    def hit_rank(self) -> np.ndarray:
+        return self.rank[self.hits]
+
+    @cached_property
+    def hit_count(self) -> np.ndarray:
+        """For each hit, how many hits its need has at or above it (1, 2, ...)."""
+        return within_group_position(self.hit_need) + 1
+
+    @cached_property
+    def num_rel_ret(self) -> np.ndarray:
+        judged_rel = (self.rel >= 0) & (self.rel >= self.level)
+        return self.count(judged_rel)
+
+    @cached_property
+    def judged(self) -> np.ndarray:
+        """Row positions of retrieved documents with a non-negative judgment."""
+        return np.flatnonzero(self.rel >= 0)
+
+
+def within_group_position(group: np.ndarray) -> np.ndarray:
+    """0-based position of every element inside its run of equal (sorted) group values."""
+    n = len(group)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    start = np.empty(n, bool)
+    start[0] = True
+    np.not_equal(group[1:], group[:-1], out=start[1:])
+    index = np.arange(n, dtype=np.int64)
+    return index - np.maximum.accumulate(np.where(start, index, 0))
+
+
+def exclusive_count(flag: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """For each element, how many flagged elements precede it in its group."""
+    flag = flag.astype(np.int64)
+    cum = np.cumsum(flag) - flag
+    position = within_group_position(group)
+    first = np.arange(len(group)) - position
+    return cum - cum[first] if len(group) else cum
+
+
+def rank_run(
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    relevance_level: int = 1,
+    max_depth: int | None = None,
+    complete: bool = False,
+) -> Ranking:
+    """Order ``run`` as trec_eval does and look every retrieved document up in ``qrels``.
+
+    ``qrels``: columns need_id, doc_id, relevance. ``run``: need_id, doc_id,
+    score (any extra column is ignored). With ``complete`` every qrels need is
+    kept (those without run lines get no rows and ``has_run`` False), else
+    only qrels needs with at least one run line.
+    """
+    qrels_need = pd.Series(qrels["need_id"]).astype("str").to_numpy(dtype=object)
+    judged_needs = sorted(set(qrels_need), key=lambda s: s.encode())
+    need_index = pd.Index(judged_needs, dtype=object)
+    q_need = need_index.get_indexer(qrels_need)
+    q_rel = np.asarray(qrels["relevance"], dtype=np.int64)
+    q_doc = _as_arrow_strings(qrels["doc_id"])
+
+    run_need = run["need_id"]
+    if isinstance(run_need.dtype, pd.CategoricalDtype):
+        categories = [str(c) for c in run_need.cat.categories]
+        r_need = need_index.get_indexer(pd.Index(categories, dtype=object))
+        codes = run_need.cat.codes.to_numpy()
+        r_need = np.where(codes >= 0, r_need[codes], -1)
+    else:
+        r_need = need_index.get_indexer(pd.Index(run_need.astype("str").to_numpy(dtype=object)))
+    keep = np.flatnonzero(r_need >= 0)
+    r_doc_all = _as_arrow_strings(run["doc_id"])
+    score = np.asarray(run["score"], dtype=np.float64)
+    if len(keep) < len(r_need):
+        r_need, score = r_need[keep], score[keep]
+        r_doc = r_doc_all.take(pa.array(keep))
+    else:
+        r_doc = r_doc_all
+    r_need = r_need.astype(np.int32)
+    perm = trec_order(r_need, score, r_doc)
+    need = r_need[perm]
+    rank = within_group_position(need) + 1
+    rank_disagrees = False
+    if "rank" in run.columns:
+        file_rank = np.asarray(run["rank"], dtype=np.float64)
+        file_rank = file_rank[keep][perm] if len(keep) < len(run) else file_rank[perm]
+        same = need[1:] == need[:-1]
+        rank_disagrees = bool(np.any(same & ~(file_rank[1:] > file_rank[:-1])))
+    if max_depth is not None:
+        inside = np.flatnonzero(rank <= max_depth)
+        perm, need, rank = perm[inside], need[inside], rank[inside]
+
+    # relevance of each retrieved document: its code among the judged doc ids, then the
+    # (need, doc code) pair looked up in the sorted qrels keys
+    q_dict = pc.unique(q_doc)
+    q_code = pc.index_in(q_doc, value_set=q_dict).to_numpy(zero_copy_only=False).astype(np.int64)
+    r_code = pc.index_in(r_doc, value_set=q_dict).to_numpy(zero_copy_only=False)
+    r_code = np.nan_to_num(r_code, nan=-1).astype(np.int64)[perm]
+    width = max(len(q_dict), 1)
+    q_key = q_need.astype(np.int64) * width + q_code
+    key_order = np.argsort(q_key)
+    q_key_sorted = q_key[key_order]
+    rel = np.full(len(perm), NONPOOL, np.int64)
+    judged = np.flatnonzero(r_code >= 0)
+    if len(judged) and len(q_key_sorted):
+        r_key = need[judged].astype(np.int64) * width + r_code[judged]
+        at = np.minimum(np.searchsorted(q_key_sorted, r_key), len(q_key_sorted) - 1)
+        found = q_key_sorted[at] == r_key
+        value = q_rel[key_order[at[found]]]
+        rel[judged[found]] = np.where(value < 0, UNJUDGED, value)
+
+    n = len(judged_needs)
+    num_ret = np.bincount(need, minlength=n).astype(np.int64)
+    has_run = num_ret > 0 if max_depth is None or max_depth > 0 else np.isin(np.arange(n), r_need)
+    nonneg = q_rel >= 0
+    levels = int(q_rel[nonneg].max()) + 1 if nonneg.any() else 1
+    rel_levels = np.bincount(
+        q_need[nonneg].astype(np.int64) * levels + q_rel[nonneg], minlength=n * levels
+    ).reshape(n, levels)
+    if not complete:
+        chosen = np.flatnonzero(has_run)
+        remap = np.full(n, -1, np.int64)
+        remap[chosen] = np.arange(len(chosen))
+        need = remap[need].astype(np.int64)
+        judged_needs = [judged_needs[i] for i in chosen]
+        num_ret, has_run, rel_levels = num_ret[chosen], has_run[chosen], rel_levels[chosen]
+    return Ranking(
+        need_ids=np.array(judged_needs, dtype=object),
+        need=need.astype(np.int64),
+        rank=rank.astype(np.int64),
+        rel=rel,
+        num_ret=num_ret,
+        has_run=has_run,
+        rel_levels=rel_levels,
+        level=relevance_level,
+        qrels_positive=int((q_rel > 0).sum()),
+        rank_disagrees=rank_disagrees,
+    )
