@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -101,9 +102,17 @@ def read_scores(path: str) -> pd.DataFrame:
     return values.astype(np.float64)
 
 
-def scores_from_runs(qrels_path: str, run_paths: Sequence[str], measure: str) -> pd.DataFrame:
-    """Score each run with the engine (trec_eval -c) and pair them over the judged needs."""
-    from evaluation.measures import evaluate
+def scores_from_runs(
+    qrels_path: str, run_paths: Sequence[str], measure: str
+) -> tuple[pd.DataFrame, str]:
+    """Score each run with the engine (trec_eval -c) and pair them over the judged needs.
+
+    The needs paired are those of the qrels with at least one relevant document, in
+    trec_eval's order; a judged need a run did not answer scores 0. ``measure`` is a
+    trec_eval request (``P.10``) or the name trec_eval prints (``P_10``); returns the
+    matrix and the printed name.
+    """
+    from evaluation.measures import evaluate, num_relevant
     from evaluation.trec import read_qrels, read_run
 
     names = [Path(p).name for p in run_paths]
@@ -112,17 +121,29 @@ def scores_from_runs(qrels_path: str, run_paths: Sequence[str], measure: str) ->
     if len(set(names)) < len(names):
         raise InputError("the same run file is given twice")
     qrels = read_qrels(qrels_path)
+    needs = sorted(num_relevant(qrels).index.astype(str), key=str.encode)
+    if not needs:
+        raise InputError(f"{qrels_path}: no need has a relevant document")
     per_need: dict[str, pd.Series] = {}
-    needs: list[str] = []
     for name, path in zip(names, run_paths, strict=True):
-        table = evaluate(qrels, read_run(path), measures=[measure], complete=True).per_need
-        if measure not in table.columns:
-            raise InputError(f"unknown measure {measure!r}")
-        per_need[name] = table[measure]
-        # complete=True scores every judged need, so each run lists the same needs;
-        # the union only guards against a run that does not.
-        needs.extend(need for need in table.index if need not in set(needs))
-    return paired_matrix(per_need, needs)
+        run = read_run(path)
+        try:
+            table = evaluate(qrels, run, measures=[measure], complete=True).per_need
+        except ValueError:
+            cutoff = re.fullmatch(r"(.+)_(\d+(?:\.\d+)?)", measure)
+            if cutoff is None:
+                raise
+            request = f"{cutoff[1]}.{cutoff[2]}"  # P_10 is asked for as P.10
+            table = evaluate(qrels, run, measures=[request], complete=True).per_need
+        if measure in table.columns:
+            column = measure
+        elif table.shape[1] == 1:
+            column = table.columns[0]
+        else:
+            shown = ", ".join(map(str, table.columns[:6]))
+            raise InputError(f"measure {measure!r} gives several values ({shown}): name one")
+        per_need[name] = table[column]
+    return paired_matrix(per_need, needs), str(column)
 
 
 def _number(value: object) -> object:
@@ -191,11 +212,13 @@ def render_text(report: dict) -> str:
     """A table per pair: the tests, alpha and correction named, significant cells starred."""
     alpha, correction = report["alpha"], report["correction"]
     measure = report["measure"] or "score"
-    randomization = (
-        f"randomization ({report['permutations']} sign flips, seed {report['seed']})"
-        if report["permutations"] > 0
-        else "randomization skipped"
-    )
+    needs, permutations = report["needs"], report["permutations"]
+    if permutations <= 0:
+        randomization = "randomization skipped"
+    elif needs < 63 and 2**needs <= permutations:
+        randomization = f"randomization (exact: all 2^{needs} sign flips)"
+    else:
+        randomization = f"randomization ({permutations} random sign flips, seed {report['seed']})"
     lines = [
         f"{len(report['runs'])} runs, {measure} over {report['needs']} needs "
         "(a need a run did not answer scores 0)",
@@ -206,8 +229,8 @@ def render_text(report: dict) -> str:
         lines.append("correction: none; * marks p < alpha")
     else:
         lines.append(
-            f"correction: {CORRECTION_NAMES[correction]} over all {len(report['pairs'])} "
-            "pairs; p shown raw / adjusted, * marks adjusted p < alpha"
+            f"correction: {CORRECTION_NAMES[correction]} over {_family(len(report['pairs']))}; "
+            "p shown raw / adjusted, * marks adjusted p < alpha"
         )
     lines += [f"note: {note}" for note in report["notes"]]
     width = max(len(r["name"]) for r in report["runs"])
@@ -239,6 +262,10 @@ def render_text(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _family(pairs: int) -> str:
+    return "the 1 pair" if pairs == 1 else f"all {pairs} pairs"
+
+
 def _signed(value: float | None) -> str:
     return "    nan" if value is None else f"{value:+.4f}"
 
@@ -265,8 +292,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             scores = read_scores(args.scores)
             measure = args.measure
         else:
-            measure = args.measure or "map"
-            scores = scores_from_runs(args.files[0], args.files[1:], measure)
+            requested = args.measure or "map"
+            scores, measure = scores_from_runs(args.files[0], args.files[1:], requested)
     except (InputError, OSError, ValueError) as error:
         print(f"compare: {error}", file=sys.stderr)
         return 1

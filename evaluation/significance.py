@@ -239,8 +239,8 @@ def _wilcoxon_enumerated(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum(r_plus, r_minus), p
 
 
-def _paired_block(d: np.ndarray) -> dict[str, np.ndarray]:
-    """Everything but the randomization p for each column of d (n needs x pairs)."""
+def _t_block(d: np.ndarray) -> dict[str, np.ndarray]:
+    """Mean, interval, effect size, wins/ties/losses and t-test per column of d."""
     n = d.shape[0]
     wins = np.count_nonzero(d > 0, axis=0)
     losses = np.count_nonzero(d < 0, axis=0)
@@ -254,7 +254,6 @@ def _paired_block(d: np.ndarray) -> dict[str, np.ndarray]:
         effect = np.where(identical, 0.0, mean / sd)
         t_p = np.where(identical, 1.0, 2.0 * stats.t.sf(np.abs(t), n - 1))
         half = np.where(identical, 0.0, stats.t.ppf(0.975, n - 1) * se)
-    w_statistic, w_p = _wilcoxon(d)
     return {
         "n": np.full(d.shape[1], n),
         "mean_diff": mean,
@@ -266,9 +265,13 @@ def _paired_block(d: np.ndarray) -> dict[str, np.ndarray]:
         "losses": losses,
         "t_statistic": t,
         "t_p": t_p,
-        "wilcoxon_statistic": w_statistic,
-        "wilcoxon_p": w_p,
     }
+
+
+def _paired_block(d: np.ndarray) -> dict[str, np.ndarray]:
+    """Everything but the randomization p for each column of d (n needs x pairs)."""
+    w_statistic, w_p = _wilcoxon(d)
+    return {**_t_block(d), "wilcoxon_statistic": w_statistic, "wilcoxon_p": w_p}
 
 
 def _compare(
