@@ -1,0 +1,220 @@
+"""Reading TREC files: formats, gzip, and every bad input named by file and line."""
+
+from __future__ import annotations
+
+import gzip
+import io
+
+import pytest
+
+from evaluation.trec import (
+    TrecFormatError,
+    check_run_head,
+    read_needs,
+    read_qrels,
+    read_run,
+)
+
+RUN = b"q1 Q0 d1 1 3.0 tagA\nq1 Q0 d2 2 2.0 tagA\nq2 Q0 d1 1 1.5 tagA\n"
+QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d9 2\n"
+
+
+def write(tmp_path, name: str, data: bytes):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_error_carries_path_line_reason():
+    err = TrecFormatError("run.txt", 3, "bad")
+    assert (err.path, err.line, err.reason) == ("run.txt", 3, "bad")
+    assert str(err) == "run.txt:3: bad"
+    assert isinstance(err, ValueError)
+
+
+def test_read_run_plain(tmp_path):
+    run = read_run(write(tmp_path, "run.txt", RUN))
+    assert run.frame.need_id.astype(str).tolist() == ["q1", "q1", "q2"]
+    assert run.frame.doc_id.tolist() == ["d1", "d2", "d1"]
+    assert run.frame.score.dtype == "float64"
+    assert run.frame.score.tolist() == [3.0, 2.0, 1.5]
+    assert run.tag == "tagA" and run.warnings == []
+
+
+def test_read_run_gzip_path_and_stream(tmp_path):
+    path = write(tmp_path, "run.txt.gz", gzip.compress(RUN))
+    assert read_run(path).frame.score.tolist() == [3.0, 2.0, 1.5]
+    assert read_run(io.BytesIO(gzip.compress(RUN)), name="up.gz").frame.shape[0] == 3
+    assert read_qrels(io.BytesIO(gzip.compress(QRELS))).relevance.tolist() == [1, 0, 2]
+
+
+def test_read_run_messy_whitespace_extra_columns_comments(tmp_path):
+    data = b"# a comment\n  q1\tQ0  d1 1\t  3.0 tagA junk after\n\nq1 Q0 d2 2 2e0 tagB \r\n"
+    run = read_run(write(tmp_path, "run.txt", data))
+    assert run.frame.doc_id.tolist() == ["d1", "d2"]
+    assert run.frame.score.tolist() == [3.0, 2.0]
+    assert run.tag == "tagB"  # the last line's, as trec_eval
+    assert any("2 different tags" in w for w in run.warnings)
+
+
+def test_read_qrels_types_and_tabs(tmp_path):
+    qrels = read_qrels(write(tmp_path, "q.txt", b"q1\t0\td1\t1\nq1\t0\td2\t-1\n"))
+    assert list(qrels.columns) == ["need_id", "doc_id", "relevance"]
+    assert qrels.relevance.dtype == "int64"
+    assert qrels.relevance.tolist() == [1, -1]
+    assert qrels.need_id.tolist() == ["q1", "q1"]
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "reason"),
+    [
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 2.0\n", 2, "expected 6 columns"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 abc t\n", 2, "score 'abc' is not a number"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 nan t\n", 2, "score 'nan' is not finite"),
+        (b"q1 Q0 d1 1 inf t\n", 1, "score 'inf' is not finite"),
+        (
+            b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 2.0 t\nq1 Q0 d1 3 1.0 t\n",
+            3,
+            "doc_id 'd1' twice for need 'q1' (first on line 1)",
+        ),
+        (b"", 1, "empty file"),
+        (b"  \n\n", 1, "empty file"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d\x002 2 2.0 t\n", 2, "binary file"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d\xff\xfe 2 2.0 t\n", 2, "binary file (not UTF-8"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 " + b"x" * 10_001 + b" 2 2.0 t\n", 2, "line longer than 10000"),
+    ],
+    ids=["columns", "score", "nan", "inf", "duplicate", "empty", "blank", "nul", "utf8", "long"],
+)
+def test_bad_runs(tmp_path, data, line, reason):
+    path = write(tmp_path, "bad.run", data)
+    with pytest.raises(TrecFormatError) as info:
+        read_run(path)
+    assert info.value.line == line
+    assert info.value.path == str(path)
+    assert reason in info.value.reason
+    assert str(info.value).startswith(f"{path}:{line}: ")
+
+
+def test_bad_run_line_numbers_count_comments_and_blanks(tmp_path):
+    data = b"# header\n\nq1 Q0 d1 1 3.0 t\n   \nq1 Q0 d2 2 x t\n"
+    with pytest.raises(TrecFormatError) as info:
+        read_run(write(tmp_path, "bad.run", data))
+    assert info.value.line == 5
+
+
+def test_duplicate_with_messy_whitespace_reports_true_line(tmp_path):
+    data = b"# c\nq1  Q0 d1 1 3.0 t\n\nq1 Q0 d1 2 2.0 t\n"
+    with pytest.raises(
+        TrecFormatError, match=r":4: doc_id 'd1' twice for need 'q1' \(first on line 2\)"
+    ):
+        read_run(write(tmp_path, "bad.run", data))
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "reason"),
+    [
+        (b"q1 0 d1 1\nq1 0 d2\n", 2, "expected 4 columns"),
+        (b"q1 0 d1 1\nq1 0 d2 1 extra\n", 2, "expected 4 columns"),
+        (b"q1 0 d1 1\nq1 0 d2 high\n", 2, "relevance 'high' is not an integer"),
+        (
+            b"q1 0 d1 1\nq2 0 d1 1\nq1 0 d1 0\n",
+            3,
+            "doc_id 'd1' judged twice for need 'q1' (first on line 1)",
+        ),
+        (b"", 1, "empty file"),
+        (b"q1 0 d1 1\n\x00\x01\x02", 2, "binary file"),
+        (b"q1 0 " + b"d" * 10_001 + b" 1\n", 1, "line longer than 10000"),
+    ],
+    ids=["short", "long-row", "relevance", "duplicate", "empty", "binary", "long"],
+)
+def test_bad_qrels(tmp_path, data, line, reason):
+    with pytest.raises(TrecFormatError) as info:
+        read_qrels(write(tmp_path, "bad.qrels", data))
+    assert info.value.line == line
+    assert reason in info.value.reason
+
+
+def test_name_overrides_path_in_messages():
+    with pytest.raises(TrecFormatError, match=r"^upload\.txt:1: expected 6 columns"):
+        read_run(io.BytesIO(b"q1 Q0 d1\n"), name="upload.txt")
+
+
+def test_gzip_errors_report_decompressed_lines(tmp_path):
+    path = write(tmp_path, "bad.gz", gzip.compress(b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 two t\n"))
+    with pytest.raises(TrecFormatError, match=r"bad\.gz:2: score 'two' is not a number"):
+        read_run(path)
+
+
+def test_check_run_head(tmp_path):
+    good = write(tmp_path, "good.run", RUN)
+    assert check_run_head(good) is None
+    bad = write(tmp_path, "bad.run", RUN + b"q3 Q0 d1 1 x t\n")
+    with pytest.raises(TrecFormatError, match=r"bad\.run:4: score 'x'"):
+        check_run_head(bad)
+    # only the head is looked at
+    assert check_run_head(bad, max_lines=3) is None
+    gz = write(tmp_path, "bad.run.gz", gzip.compress(RUN + b"q3 Q0 d1\n"))
+    with pytest.raises(TrecFormatError, match=r":4: expected 6 columns"):
+        check_run_head(gz)
+    with pytest.raises(TrecFormatError, match=r"^form:1: empty file"):
+        check_run_head(io.BytesIO(b""), name="form")
+
+
+def test_read_needs_tsv(tmp_path):
+    needs = read_needs(
+        write(tmp_path, "needs.tsv", b"n1\tCS foundations\nn2\tPlays\tabout plays\n")
+    )
+    assert needs.to_dict("list") == {
+        "need_id": ["n1", "n2"],
+        "title": ["CS foundations", "Plays"],
+        "description": ["", "about plays"],
+    }
+
+
+def test_read_needs_trec_topics(tmp_path):
+    data = b"""<top>
+<num> Number: 401
+<title> foreign minorities, Germany
+<desc> Description:
+What language and cultural differences impede integration?
+<narr> Narrative:
+A relevant document will focus on ...
+</top>
+<top>
+<num> Number: 402 <title> behavioral genetics
+<desc> Description: What is known?
+</top>
+"""
+    needs = read_needs(write(tmp_path, "topics.401-402", data))
+    assert needs.need_id.tolist() == ["401", "402"]
+    assert needs.title.tolist() == ["foreign minorities, Germany", "behavioral genetics"]
+    assert needs.description[0] == "What language and cultural differences impede integration?"
+
+
+def test_read_needs_xml(tmp_path):
+    data = b'<topics><topic number="1"><query>obama family tree</query><description>Find info</description></topic></topics>'
+    needs = read_needs(write(tmp_path, "topics.xml", data))
+    assert needs.iloc[0].tolist() == ["1", "obama family tree", "Find info"]
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "reason"),
+    [
+        (b"n1\tok\nn2\n", 2, "expected need_id<TAB>title"),
+        (b"n1\tok\nn1\tagain\n", 2, "need 'n1' given twice (first on line 1)"),
+        (b"", 1, "empty file"),
+    ],
+)
+def test_bad_needs(tmp_path, data, line, reason):
+    with pytest.raises(TrecFormatError) as info:
+        read_needs(write(tmp_path, "needs.tsv", data))
+    assert (info.value.line, info.value.reason) == (line, reason) or reason in info.value.reason
+    assert info.value.line == line
+
+
+def test_seed_needs_fixture():
+    from pathlib import Path
+
+    seed = Path(__file__).resolve().parent.parent / "fixtures" / "seed-library"
+    needs = read_needs(seed / "needs.tsv")
+    assert needs.need_id.tolist() == ["cs-foundations", "stage-plays", "atwood", "russian-novels"]
