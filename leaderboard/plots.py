@@ -27,6 +27,8 @@ WIDTH, HEIGHT = 480, 340
 LEFT, RIGHT, TOP, BOTTOM = 52, 16, 16, 44
 RECALL_LEVELS = [round(i / 10, 1) for i in range(11)]
 # Series styles: colour and dash pattern, so curves differ without colour vision too.
+# Up to this many needs the difference chart draws one bar per need.
+BARS_UP_TO = 200
 SERIES = [("#1f5fa8", ""), ("#b4431e", "6 4"), ("#3d7a32", "2 3"), ("#6b3fa0", "8 3 2 3")]
 _ids = itertools.count(1)
 
@@ -231,20 +233,37 @@ def difference_bars(diffs: np.ndarray, measure: str, a: str, b: str) -> SafeStri
         x_ticks=[],
         y_ticks=_ticks(-bound, bound, 4),
     )
-    bar = (WIDTH - LEFT - RIGHT) / max(n, 1)
-    gap = 0.15 * bar if bar > 3 else 0
     zero = frame.y(0)
-    for sign, css in ((1, "bar-pos"), (-1, "bar-neg")):
-        idx = np.flatnonzero(np.sign(diffs) == sign)
-        d = "".join(
-            f"M{frame.x(i) + gap:.1f} {zero:.1f}V{frame.y(diffs[i]):.1f}"
-            f"H{frame.x(i + 1) - gap:.1f}V{zero:.1f}Z"
-            for i in idx
-        )
-        body.append(f'<path class="{css}" d="{d}"/>')
-    body.append(
-        f'<line class="zero" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{zero:.1f}" y2="{zero:.1f}"/>'
-    )
+    if n <= BARS_UP_TO:
+        bar = (WIDTH - LEFT - RIGHT) / max(n, 1)
+        gap = 0.15 * bar if bar > 3 else 0
+        for sign, css in ((1, "bar-pos"), (-1, "bar-neg")):
+            d = "".join(
+                f"M{frame.x(i) + gap:.1f} {zero:.1f}V{frame.y(diffs[i]):.1f}"
+                f"H{frame.x(i + 1) - gap:.1f}V{zero:.1f}Z"
+                for i in np.flatnonzero(np.sign(diffs) == sign)
+            )
+            body.append(f'<path class="{css}" d="{d}"/>')
+    else:
+        # More needs than pixels: the bars merge into the area under the sorted curve,
+        # drawn from one sample per half pixel column (exact at the plot's resolution).
+        for sign, css in ((1, "bar-pos"), (-1, "bar-neg")):
+            idx = np.flatnonzero(np.sign(diffs) == sign)
+            if not len(idx):
+                continue
+            take = np.unique(np.linspace(idx[0], idx[-1], min(len(idx), 2 * BARS_UP_TO)).round())
+            xs = LEFT + (take + 0.5) / n * (WIDTH - LEFT - RIGHT)
+            ys = (
+                HEIGHT
+                - BOTTOM
+                - (diffs[take.astype(int)] + bound) / (2 * bound) * (HEIGHT - TOP - BOTTOM)
+            )
+            x0 = LEFT + idx[0] / n * (WIDTH - LEFT - RIGHT)
+            x1 = LEFT + (idx[-1] + 1) / n * (WIDTH - LEFT - RIGHT)
+            line = "".join(f"L{x:.1f} {y:.1f}" for x, y in zip(xs, ys, strict=True))
+            body.append(
+                f'<path class="{css}" d="M{x0:.1f} {zero:.1f}{line}L{x1:.1f} {zero:.1f}Z"/>'
+            )
     wins, losses = int((diffs > 0).sum()), int((diffs < 0).sum())
     return _svg(
         f"Per-need difference in {measure}, {a} minus {b}",
@@ -268,10 +287,11 @@ def scatter(x: np.ndarray, y: np.ndarray, measure: str, a: str, b: str) -> SafeS
         f'<line class="diagonal" x1="{frame.x(0):.1f}" y1="{frame.y(0):.1f}" '
         f'x2="{frame.x(top):.1f}" y2="{frame.y(top):.1f}"/>'
     )
-    px = np.rint([frame.x(v) for v in x]).astype(int) if len(x) else np.empty(0, int)
-    py = np.rint([frame.y(v) for v in y]).astype(int) if len(y) else np.empty(0, int)
-    unique = sorted(set(zip(px.tolist(), py.tolist(), strict=True)))
-    body.append(f'<path class="points" d="{"".join(f"M{i} {j}h0" for i, j in unique)}"/>')
+    px = np.rint(LEFT + x / top * (WIDTH - LEFT - RIGHT)).astype(np.int64)
+    py = np.rint(HEIGHT - BOTTOM - y / top * (HEIGHT - TOP - BOTTOM)).astype(np.int64)
+    unique = np.unique(px * 10_000 + py)
+    dots = "".join(f"M{k // 10_000} {k % 10_000}h0" for k in unique.tolist())
+    body.append(f'<path class="points" d="{dots}"/>')
     above, below = int((y > x).sum()), int((y < x).sum())
     return _svg(
         f"{measure} per need: {a} against {b}",

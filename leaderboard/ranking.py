@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from django.db.models import F, Q
+from django.db.models import F
 from scipy import stats
 
 from evaluation.significance import adjust_p, compare_pair, tukey_hsd_blocked
@@ -224,11 +224,17 @@ def _mark_against_leader(board: Board) -> None:
     raw: dict[int, float] = {}
     if board.measure in stored_measures(board.benchmark):
         board.significance = "stored"
-        comparisons = Comparison.objects.filter(
+        # Two index lookups joined by UNION ALL: SQLite plans "a = x OR b = x" as a scan.
+        family = Comparison.objects.filter(
             judgments_id=board.benchmark.current_judgments_id, measure=board.measure
-        ).filter(Q(submission_a_id=leader.submission_id) | Q(submission_b_id=leader.submission_id))
-        for a, b, p in comparisons.values_list("submission_a_id", "submission_b_id", "t_p"):
-            raw[b if a == leader.submission_id else a] = p
+        )
+        as_a = family.filter(submission_a_id=leader.submission_id)
+        as_b = family.filter(submission_b_id=leader.submission_id)
+        raw = dict(
+            as_a.values_list("submission_b_id", "t_p").union(
+                as_b.values_list("submission_a_id", "t_p"), all=True
+            )
+        )
     elif (len(others) + 1) * max(leader.num_needs, 1) <= ON_THE_FLY_CELLS:
         board.significance = "computed"
         raw = _t_tests_against(leader, others, board.measure)
@@ -250,7 +256,7 @@ def _t_tests_against(leader: Row, others: list[Row], measure: str) -> dict[int, 
     blobs = dict(Result.objects.filter(pk__in=ids).values_list("pk", "per_need"))
     columns = {}
     for row in [leader, *others]:
-        frame = Result(per_need=blobs[row.result_id]).per_need_frame()
+        frame = judged(Result(per_need=blobs[row.result_id]).per_need_frame())
         if measure in frame.columns:
             columns[row.submission_id] = frame[measure]
     if leader.submission_id not in columns:
@@ -372,9 +378,19 @@ def _turned(result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def paired_scores(result_a: Result, result_b: Result, measure: str) -> pd.DataFrame:
-    """Per-need scores of both runs on the union of their needs; a missing need scores 0."""
-    frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
+def judged(frame: pd.DataFrame) -> pd.DataFrame:
+    """The needs significance tests pair over: those with at least one relevant document
+    (as ``leaderboard.scoring.compare`` does; without ``num_rel``, every need)."""
+    if "num_rel" not in frame.columns:
+        return frame
+    return frame[frame["num_rel"].to_numpy() > 0]
+
+
+def paired_scores(frame_a: pd.DataFrame, frame_b: pd.DataFrame, measure: str) -> pd.DataFrame:
+    """Per-need scores of both runs (``Result.per_need_frame()``) over the judged needs
+    with a relevant document; a need a run did not answer scores 0. Columns a, b and
+    diff = a - b."""
+    frame_a, frame_b = judged(frame_a), judged(frame_b)
     scores = pd.DataFrame(
         {
             "a": frame_a[measure] if measure in frame_a else pd.Series(dtype=float),
@@ -457,7 +473,7 @@ def _tukey(rows: list[Row], measure: str) -> dict[tuple[int, int], float]:
     )
     columns = {}
     for row in rows:
-        frame = Result(per_need=blobs[row.result_id]).per_need_frame()
+        frame = judged(Result(per_need=blobs[row.result_id]).per_need_frame())
         columns[row.submission_id] = frame[measure] if measure in frame else pd.Series(dtype=float)
     scores = pd.DataFrame(columns).fillna(0.0)
     if len(scores) < 2:
