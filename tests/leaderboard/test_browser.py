@@ -121,3 +121,40 @@ def test_reader_path(transactional_db, live_server, library, browser, viewport):
     page.screenshot(path=str(ARTIFACTS / f"significance-{size}.png"), full_page=True)
     page.close()
     assert problems == []
+
+
+def test_live_status_updates_without_reload(transactional_db, live_server, library, browser):
+    from django.utils import timezone
+
+    from leaderboard.models import Submission
+
+    run = Submission.objects.create(
+        benchmark=library,
+        participant=library.submissions.first().participant,
+        run_name="live",
+        file="runs/library/live.txt",
+    )
+    problems: list[str] = []
+    page = browser.new_page()
+    watch(page, problems)
+    page.goto(f"{live_server.url}/submissions/{run.pk}/")
+    status = page.locator("#run-status")
+    assert status.get_attribute("data-status") == "queued"
+    page.evaluate("window.notReloaded = true")
+    Submission.objects.filter(pk=run.pk).update(status=Submission.Status.RUNNING)
+    page.wait_for_function(
+        "document.getElementById('run-status').dataset.status === 'running'", timeout=20_000
+    )
+    assert "Being scored now." in status.inner_text()
+    Submission.objects.filter(pk=run.pk).update(
+        status=Submission.Status.FAILED,
+        failure_reason="run-live.txt:3: score is not a number",
+        finished=timezone.now(),
+    )
+    failure = page.locator("[data-field=failure]")
+    failure.wait_for(state="visible", timeout=20_000)
+    assert failure.inner_text() == "run-live.txt:3: score is not a number"
+    assert page.evaluate("window.notReloaded") is True  # updated in place
+    page.screenshot(path=str(ARTIFACTS / "run-failed-live.png"))
+    page.close()
+    assert problems == []
