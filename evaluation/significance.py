@@ -108,13 +108,15 @@ def paired_matrix(per_need: Mapping[str, pd.Series], needs: Sequence[str]) -> pd
     ``needs`` is the benchmark's set (the qrels needs with a relevant document). Returns
     a needs x runs DataFrame: rows ``needs`` in the order given, columns the runs in
     mapping order. A need a run did not answer is 0.0 (trec_eval -c); needs outside
-    ``needs`` are ignored. A NaN score or a need listed twice for one run is an error.
+    ``needs`` are ignored. Need ids are compared as strings. A NaN score or a need
+    listed twice for one run is an error.
     """
-    index = pd.Index(list(needs), name="need_id")
+    index = pd.Index([str(need) for need in needs], name="need_id")
     if index.has_duplicates:
         raise ValueError("needs contain duplicates")
     columns = {}
     for name, series in per_need.items():
+        series = series.set_axis(series.index.astype(str))  # 401 and "401" are one need
         if series.index.has_duplicates:
             raise ValueError(f"run {name!r} has a need listed twice")
         if series.isna().any():

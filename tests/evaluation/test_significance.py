@@ -230,6 +230,11 @@ def test_needs_missing_from_one_run_score_zero() -> None:
     assert result["mean_diff"] == pytest.approx((0.25 + 0.25 + 0.1) / 4)
 
 
+def test_paired_matrix_compares_need_ids_as_strings() -> None:
+    matrix = paired_matrix({"r": pd.Series({401: 0.5, 402: 0.25})}, ["401", "402", "403"])
+    assert matrix["r"].tolist() == [0.5, 0.25, 0.0]
+
+
 def test_paired_matrix_rejects_nan_and_duplicates() -> None:
     with pytest.raises(ValueError, match="NaN"):
         paired_matrix({"r": pd.Series({"1": np.nan})}, ["1"])
