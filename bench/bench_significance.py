@@ -78,6 +78,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tukey", action="store_true")
     parser.add_argument("--no-loop", action="store_true", help="skip the pair-by-pair scipy run")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
     warnings.simplefilter("ignore", significance.FewNeedsWarning)
 
@@ -152,7 +153,7 @@ def main() -> int:
         "target s",
         "",
     )
-    print(f"B = {B} permutations, seed 0; best of {args.repeat}")
+    print(f"B = {B} permutations, seed 0; best of {args.repeat}; load {os.getloadavg()[0]:.1f}")
     print(
         f"machine: {cpu_model()}, {os.cpu_count()} CPUs; Python {platform.python_version()}, "
         f"numpy {np.__version__}, scipy {__import__('scipy').__version__}"
@@ -188,7 +189,10 @@ def main() -> int:
     if args.tukey:
         seconds = best(lambda: tukey_hsd_blocked(trec8), 1)
         print(f"\nTukey HSD blocked by need, all 8,256 TREC-8 pairs: {seconds:.1f} s")
-    return 0
+    missed = [row[0] for row in rows if row[-1] == "SLOW"]
+    if missed:
+        print(f"\ntarget missed: {', '.join(missed)} (load average {os.getloadavg()[0]:.1f})")
+    return 1 if missed and args.strict else 0
 
 
 def cpu_model() -> str:

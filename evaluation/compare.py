@@ -183,21 +183,31 @@ def build_report(
     }
 
 
-def family_notes(pairs: int, permutations: int, correction: str, alpha: float) -> list[str]:
+def family_notes(
+    pairs: int, needs: int, permutations: int, correction: str, alpha: float
+) -> list[str]:
     """What the reader must know about the randomization floor for this family."""
     if permutations <= 0:
         return ["randomization test skipped (--permutations 0)"]
-    floor = 1.0 / (permutations + 1)
-    notes = [
-        f"a randomization test with B = {permutations} permutations cannot give p below "
-        f"1/(B+1) = {floor:.3g}"
-    ]
+    if needs < 63 and 2**needs <= permutations:
+        floor = 2.0 / 2**needs
+        notes = [
+            f"the randomization test enumerates all 2^{needs} sign flips; with {needs} needs "
+            f"its p cannot go below 2/2^{needs} = {floor:.3g}"
+        ]
+        remedy = "more needs are required"
+    else:
+        floor = 1.0 / (permutations + 1)
+        notes = [
+            f"a randomization test with B = {permutations} permutations cannot give p below "
+            f"1/(B+1) = {floor:.3g}"
+        ]
+        remedy = f"use --permutations {math.ceil(pairs / alpha)} or more, or read the raw p"
     if correction == "holm" and pairs * floor > alpha:
-        needed = math.ceil(pairs / alpha)
         notes.append(
             f"so no randomization p can pass Holm over {pairs} pairs at alpha = {alpha} "
-            f"(its smallest adjusted p is {pairs} x {floor:.3g}); use --permutations "
-            f"{needed} or more, or read the raw p"
+            f"(the smallest adjusted p is {pairs} x {floor:.3g} = {min(1.0, pairs * floor):.3g}); "
+            + remedy
         )
     return notes
 
@@ -302,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pairs = compare_all_pairs(
             scores, permutations=args.permutations, seed=args.seed, correction=args.correction
         )
-    notes = family_notes(len(pairs), args.permutations, args.correction, args.alpha)
+    notes = family_notes(len(pairs), len(scores), args.permutations, args.correction, args.alpha)
     notes += [str(w.message) for w in caught]
     report = build_report(
         scores,

@@ -262,3 +262,15 @@ def test_measure_by_printed_name_or_request(
     assert report["pairs"][0]["mean_diff"] == pytest.approx(0.2 / 3)
     assert main([*argv, "-m", "P"]) == 1
     assert "name one" in capsys.readouterr().err
+
+
+def test_exact_enumeration_floor_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "small.csv"
+    rows = [f"{i / 10},{i / 10 + 0.05},{i / 20}" for i in range(8)]
+    path.write_text("x,y,z\n" + "\n".join(rows) + "\n")
+    report = run_json(capsys, "--scores", str(path))
+    assert any("all 2^8 sign flips" in note and "2/2^8" in note for note in report["notes"])
+    x_y = report["pairs"][0]
+    assert x_y["randomization_p"] == 2 / 256  # constant offset: identity and all-minus
+    assert main(["--scores", str(path)]) == 0
+    assert "exact: all 2^8 sign flips" in capsys.readouterr().out
