@@ -18,15 +18,20 @@ Decisions, stated once:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from django.db.models import F
-from scipy import stats
 
-from evaluation.significance import adjust_p, compare_pair, tukey_hsd_blocked
+from evaluation.significance import (
+    adjust_p,
+    compare_one_against_many,
+    compare_pair,
+    tukey_hsd_blocked,
+)
 from leaderboard.models import Benchmark, Comparison, Result, Submission
 
 ALPHA = 0.05
@@ -251,7 +256,7 @@ def _mark_against_leader(board: Board) -> None:
 
 
 def _t_tests_against(leader: Row, others: list[Row], measure: str) -> dict[int, float]:
-    """Paired t-test p of the leader against each run, over the union of their needs."""
+    """Paired t-test p of the leader against each run (the engine's, as stored ones are)."""
     ids = [leader.result_id] + [row.result_id for row in others]
     blobs = dict(Result.objects.filter(pk__in=ids).values_list("pk", "per_need"))
     columns = {}
@@ -265,9 +270,10 @@ def _t_tests_against(leader: Row, others: list[Row], measure: str) -> dict[int, 
     base = scores.pop(leader.submission_id).to_numpy()
     if scores.empty:
         return {}
-    with np.errstate(all="ignore"):
-        p = stats.ttest_rel(base[:, None], scores.to_numpy(), axis=0).pvalue
-    return dict(zip(scores.columns.tolist(), np.atleast_1d(p).tolist(), strict=True))
+    with warnings.catch_warnings():  # FewNeedsWarning: the caption already says n
+        warnings.simplefilter("ignore")
+        tests = compare_one_against_many(base, scores, permutations=0)  # t-test only needed
+    return dict(zip(scores.columns.tolist(), tests["t_p"].tolist(), strict=True))
 
 
 def current_leaders(benchmarks: list[Benchmark], user) -> dict[int, tuple[Row, int]]:
@@ -342,9 +348,11 @@ def stats_for_pair(
         return result, True
     n = len(scores)
     permutations = 10_000 if n <= 1_000 else max(1_000, 10_000_000 // max(n, 1) // 100 * 100)
-    result = dict(
-        compare_pair(scores["a"].to_numpy(), scores["b"].to_numpy(), permutations=permutations)
-    )
+    with warnings.catch_warnings():  # FewNeedsWarning: the page says it in words
+        warnings.simplefilter("ignore")
+        result = dict(
+            compare_pair(scores["a"].to_numpy(), scores["b"].to_numpy(), permutations=permutations)
+        )
     result["permutations"] = permutations
     return result, False
 
