@@ -224,3 +224,36 @@ def test_leaderboard_queries_stay_constant(
     with django_assert_max_num_queries(8):  # + session and user
         response = client.get(url)
     assert len(run_names(response.content.decode())) == 32
+
+
+def test_odd_inputs_never_give_a_server_error(client, library, db):
+    huge = 10**30
+    a = Submission.objects.get(run_name="system-A").pk
+    urls = [
+        reverse("submission", args=[huge]),
+        reverse("submission_csv", args=[huge]),
+        reverse("compare", args=["library", a, huge]),
+        reverse("compare_json", args=["library", huge, a]),
+        reverse("leaderboard_export", args=["nope", "csv"]),
+        reverse("significance", args=["nope"]),
+    ]
+    for url in urls:
+        assert client.get(url).status_code == 404, url
+    assert (
+        client.get(reverse("compare_pick", args=["library"]), {"a": huge, "b": a}).status_code
+        == 302
+    )
+    # A benchmark with no judgments yet and no runs: every page renders, exports are empty.
+    make_benchmark("empty", {"n1": "need"}).__class__.objects.filter(slug="empty").update(
+        current_judgments=None
+    )
+    for url in (
+        reverse("home"),
+        reverse("leaderboard", args=["empty"]),
+        reverse("significance", args=["empty"]),
+        reverse("leaderboard_export", args=["empty", "csv"]),
+        reverse("leaderboard_export", args=["empty", "json"]),
+    ):
+        assert client.get(url).status_code == 200, url
+    for params in ({"measure": ""}, {"measure": "x" * 500}, {"correction": "tukey"}):
+        assert client.get(reverse("significance", args=["library"]), params).status_code == 200
