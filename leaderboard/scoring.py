@@ -63,10 +63,11 @@ def tested_measures(benchmark: Benchmark) -> list[str]:
     return list(dict.fromkeys([benchmark.primary_measure, *TESTED_MEASURES]))
 
 
-def score(submission: Submission, judgments: Judgments) -> Result:
+def score(submission: Submission, judgments: Judgments) -> Result | None:
     """Score ``submission`` against ``judgments`` (trec_eval -c semantics) and store it.
 
-    Raises ``TrecFormatError`` for a bad run file; nothing is stored then.
+    Raises ``TrecFormatError`` for a bad run file; nothing is stored then. Returns None,
+    storing nothing, when the run was withdrawn or re-queued while it was being scored.
     """
     benchmark = submission.benchmark
     qrels = load_qrels(judgments)
@@ -115,13 +116,12 @@ def score(submission: Submission, judgments: Judgments) -> Result:
             failure_reason="",
             warnings=list(evaluation.warnings) + list(run.warnings),
         )
-        if not updated:  # withdrawn (or re-claimed) while we worked: keep nothing
+        if updated:
+            benchmark.promote_judgments_if_complete(judgments)
+        else:  # withdrawn or re-queued while we worked: keep nothing
             transaction.set_rollback(True)
-            submission.refresh_from_db()
-            return result
-        benchmark.promote_judgments_if_complete(judgments)
     submission.refresh_from_db()
-    return result
+    return result if updated else None
 
 
 def _judged_mask(judgments: Judgments, result: Result) -> np.ndarray:

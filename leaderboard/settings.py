@@ -183,6 +183,7 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or "cache+memory://")
 CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -196,7 +197,10 @@ TASK_TIME_LIMIT = env_int("TASK_TIME_LIMIT", 1800)
 CELERY_TASK_TIME_LIMIT = TASK_TIME_LIMIT
 CELERY_TASK_SOFT_TIME_LIMIT = TASK_TIME_LIMIT - 60
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 2 * TASK_TIME_LIMIT)
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 2 * TASK_TIME_LIMIT),
+    # Look for messages of dead workers every 10 s (kombu's default scans every 100 s).
+    "unacked_restore_interval": 10,
+    "unacked_restore_throttle": 1,
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A run left queued or running longer than this is re-queued by the sweep.

@@ -31,36 +31,44 @@ def submit(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = get_object_or_404(Benchmark.objects.visible_to(request.user), slug=slug)
     status = 200
     form = None
+    refusal = ""
     if request.method == "POST":
         # Refuse an oversized body before Django spools it to disk.
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-        if declared > max_upload_bytes() + 1_048_576:
-            form = SubmissionForm(benchmark=benchmark)
-            form.add_error(
-                None, f"The upload is larger than the limit of {max_upload_bytes() // 1048576} MB."
-            )
+        if _content_length(request) > max_upload_bytes() + 1_048_576:
+            refusal = f"The upload is larger than the limit of {max_upload_bytes() // 1048576} MB."
             status = 413
         elif not benchmark.is_open:
-            form = SubmissionForm(benchmark=benchmark)
-            form.add_error(None, "This benchmark is closed for submissions.")
+            refusal = "This benchmark is closed for submissions."
             status = 403
         else:
             form = SubmissionForm(request.POST, request.FILES, benchmark=benchmark)
+            status = 400
             if form.is_valid():
-                submission = _store(request, benchmark, form)
+                submission, status = _store(request, benchmark, form)
                 if submission is not None:
                     return redirect(submission)
-                status = 429
-            else:
-                status = 400
     if form is None:
         form = SubmissionForm(benchmark=benchmark)
-    context = {"benchmark": benchmark, "form": form, **_limit_context(benchmark, request.user)}
+    context = {
+        "benchmark": benchmark,
+        "form": form,
+        "refusal": refusal,
+        **_limit_context(benchmark, request.user),
+    }
     return render(request, "leaderboard/submit.html", context, status=status)
 
 
-def _store(request: HttpRequest, benchmark: Benchmark, form: SubmissionForm) -> Submission | None:
-    """Store and queue the run, or add an error when the daily limit is reached.
+def _content_length(request: HttpRequest) -> int:
+    try:
+        return max(int(request.META.get("CONTENT_LENGTH") or 0), 0)
+    except ValueError:
+        return 0
+
+
+def _store(
+    request: HttpRequest, benchmark: Benchmark, form: SubmissionForm
+) -> tuple[Submission | None, int]:
+    """Store and queue the run; or add an error and give the status code to answer with.
 
     The user's row is locked while counting, so two concurrent uploads cannot both take
     the last slot of the day.
@@ -78,12 +86,12 @@ def _store(request: HttpRequest, benchmark: Benchmark, form: SubmissionForm) -> 
                 None,
                 f"You have used all {benchmark.daily_limit} submissions for today (UTC).",
             )
-            return None
+            return None, 429
         if Submission.objects.filter(
             benchmark=benchmark, run_name=form.cleaned_data["run_name"]
         ).exists():
             form.add_error("run_name", "A run with this name was just submitted.")
-            return None
+            return None, 400
         submission = Submission(
             benchmark=benchmark,
             participant=request.user,
@@ -95,7 +103,7 @@ def _store(request: HttpRequest, benchmark: Benchmark, form: SubmissionForm) -> 
         submission.file.save(upload.name, upload, save=False)
         submission.save()
         submission.enqueue()
-    return submission
+    return submission, 302
 
 
 @require_GET

@@ -1,0 +1,248 @@
+"""Upload to leaderboard: a new 7M-line run on a 7,000-need benchmark with 300 scored runs.
+
+Builds the benchmark in a database of its own (PostgreSQL ``bench_platform`` when it
+answers on localhost, else SQLite), inserts 300 scored runs (synthetic per-need values,
+stored exactly as scoring stores them), then uploads a 7,000 x 1,000 run through the
+web form and times each stage until it is scored and compared with all 300 runs. With
+Redis on localhost the run is scored by a real Celery worker process (one worker,
+concurrency 1); otherwise in-process. Prints a table.
+
+    .venv/bin/python bench/bench_platform.py [--runs 300] [--needs 7000] [--docs 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def configure(media: str) -> tuple[str, str]:
+    if answers(5432):
+        import psycopg
+
+        with psycopg.connect(
+            "postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True
+        ) as conn:
+            conn.execute("DROP DATABASE IF EXISTS bench_platform")
+            conn.execute("CREATE DATABASE bench_platform")
+        database = "postgres://postgres@127.0.0.1:5432/bench_platform"
+    else:
+        database = f"sqlite:///{media}/bench.sqlite3".replace("sqlite:///", "sqlite:////", 1)
+    broker = "redis://127.0.0.1:6379/13" if answers(6379) else ""
+    os.environ.update(DATABASE_URL=database, MEDIA_ROOT=media, CELERY_QUEUE="bench-platform")
+    if broker:
+        os.environ["CELERY_BROKER_URL"] = broker
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return database, broker
+
+
+def write_files(folder: Path, needs: int, docs: int, seed: int = 1) -> tuple[Path, Path]:
+    rng = np.random.default_rng(seed)
+    need_ids = np.array([f"{i:05d}" for i in range(needs)])
+    judged = 100
+    qrels = pd.DataFrame(
+        {
+            "need": np.repeat(need_ids, judged),
+            "it": 0,
+            "doc": np.tile([f"D{j:07d}" for j in range(judged)], needs),
+            "rel": (rng.random(needs * judged) < 0.2).astype(int),
+        }
+    )
+    qrels_path = folder / "qrels.txt"
+    qrels.to_csv(qrels_path, sep=" ", header=False, index=False)
+    doc_pool = np.array([f"D{j:07d}" for j in range(docs * 2)])
+    run = pd.DataFrame(
+        {
+            "need": np.repeat(need_ids, docs),
+            "q0": "Q0",
+            "doc": doc_pool[(np.arange(needs * docs) % docs) * 2 % (docs * 2)],
+            "rank": np.tile(np.arange(1, docs + 1), needs),
+            "score": np.round(rng.random(needs * docs) * 100, 6),
+            "tag": "bench-new",
+        }
+    )
+    run_path = folder / "run.txt"
+    run.to_csv(run_path, sep=" ", header=False, index=False)
+    return qrels_path, run_path
+
+
+def existing_runs(benchmark, judgments, count: int, seed: int = 2) -> None:
+    from django.contrib.auth import get_user_model
+
+    from leaderboard.models import MeasureVector, Result, Submission
+
+    rng = np.random.default_rng(seed)
+    user, _ = get_user_model().objects.get_or_create(username="bench")
+    needs = judgments.need_ids
+    for i in range(count):
+        submission = Submission.objects.create(
+            benchmark=benchmark,
+            participant=user,
+            run_name=f"old-{i:03d}",
+            status="scored",
+            file=f"runs/bench/old-{i:03d}.txt",
+            judgments=judgments,
+        )
+        ap = np.clip(rng.beta(2, 5, len(needs)) + rng.normal(0, 0.02), 0, 1)
+        frame = pd.DataFrame(
+            {"map": ap, "P_10": np.round(ap * 10) / 10, "num_rel": 20.0}, index=needs
+        )
+        result = Result.objects.create(
+            submission=submission,
+            judgments=judgments,
+            summary={"map": float(ap.mean())},
+            num_needs=len(needs),
+            per_need=Result.pack_per_need(frame),
+            ranks=Result.pack_ranks(pd.DataFrame({"need_id": [], "rank": []}), frame["num_rel"]),
+        )
+        MeasureVector.objects.create(
+            result=result, measure="map", values=ap.astype(np.float64).tobytes()
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument("--needs", type=int, default=7000)
+    parser.add_argument("--docs", type=int, default=1000)
+    args = parser.parse_args()
+    media = tempfile.mkdtemp(prefix="bench-platform-")
+    database, broker = configure(media)
+    from django.test import Client
+    from django.test.utils import setup_test_environment
+
+    from leaderboard.celery import app
+    from leaderboard.loading import load_judgments
+    from leaderboard.models import Benchmark, Comparison, Submission
+
+    setup_test_environment()
+    rows = []
+    started = time.perf_counter()
+    qrels_path, run_path = write_files(Path(media), args.needs, args.docs)
+    rows.append(("write qrels + 7M-line run (setup)", time.perf_counter() - started))
+    benchmark = Benchmark.objects.create(slug="bench", title="Bench", daily_limit=1000)
+    with open(qrels_path, "rb") as stream:
+        judgments = load_judgments(benchmark, stream, "qrels.txt")
+    benchmark.refresh_from_db()
+    t0 = time.perf_counter()
+    existing_runs(benchmark, judgments, args.runs)
+    rows.append((f"insert {args.runs} scored runs (setup)", time.perf_counter() - t0))
+
+    worker = None
+    if broker:
+        app.conf.task_always_eager = False
+        app.conf.task_default_queue = "bench-platform"
+        env = {**os.environ, "CONN_MAX_AGE": "0"}
+        log = open(Path(media) / "worker.log", "wb")
+        worker = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "leaderboard",
+                "worker",
+                "--concurrency=1",
+                "-Q",
+                "bench-platform",
+                "--without-gossip",
+                "--without-mingle",
+                "--loglevel=WARNING",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        time.sleep(5)
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.create_user("uploader", password="x")
+    client = Client()
+    client.force_login(user)
+    try:
+        t_upload = time.perf_counter()
+        with open(run_path, "rb") as handle:
+            response = client.post("/benchmarks/bench/submit/", {"file": handle, "run_name": "new"})
+        assert response.status_code == 302, response.content[:500]
+        rows.append(("upload: validate, store, queue", time.perf_counter() - t_upload))
+        submission = Submission.objects.get(run_name="new")
+        expected_pairs = args.runs
+        while True:
+            submission.refresh_from_db()
+            if submission.status == "failed":
+                raise SystemExit(f"scoring failed: {submission.failure_reason}")
+            if submission.status == "scored" and "scored" not in [r[0] for r in rows]:
+                rows.append(("scored", time.perf_counter() - t_upload))
+            pairs = (
+                Comparison.objects.filter(submission_b=submission).count()
+                + Comparison.objects.filter(submission_a=submission).count()
+            )
+            if pairs >= expected_pairs:
+                rows.append(
+                    (
+                        f"compared with {args.runs} runs (on the leaderboard)",
+                        time.perf_counter() - t_upload,
+                    )
+                )
+                break
+            if time.perf_counter() - t_upload > 600:
+                raise SystemExit("timed out")
+            time.sleep(0.1)
+        t_page = time.perf_counter()
+        assert client.get("/benchmarks/bench/").status_code == 200
+        rows.append(("leaderboard page render", time.perf_counter() - t_page))
+    finally:
+        if worker is not None:
+            worker.terminate()
+            worker.wait(30)
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in open("/proc/cpuinfo")
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    print(
+        f"machine: {cpu}, {os.cpu_count()} cores; database {database.split(':')[0]}; "
+        f"worker: {'Celery on Redis, concurrency 1' if broker else 'in-process'}"
+    )
+    print(
+        f"benchmark: {args.needs} needs, {args.runs} scored runs; new run {args.needs * args.docs:,} lines "
+        f"({run_path.stat().st_size / 1e6:.0f} MB)"
+    )
+    print("| stage | seconds (from upload start) |\n|---|---|")
+    for label, seconds in rows:
+        print(f"| {label} | {seconds:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

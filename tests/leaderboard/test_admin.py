@@ -1,0 +1,127 @@
+"""Organizers in the admin: their own benchmarks only, files validated, runs managed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from leaderboard.models import Benchmark, InformationNeed, Judgments, Submission
+
+DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
+
+
+def benchmark_form(**overrides) -> dict:
+    data = {
+        "slug": "robust",
+        "title": "Robust",
+        "description": "",
+        "primary_measure": "map",
+        "relevance_level": 1,
+        "max_depth": 1000,
+        "is_open": "on",
+        "daily_limit": 5,
+        "published": "on",
+    }
+    data.update(overrides)
+    return data
+
+
+@pytest.fixture
+def other_benchmark(db, django_user_model) -> Benchmark:
+    owner = django_user_model.objects.create_user("oscar", is_staff=True)
+    benchmark = Benchmark.objects.create(slug="theirs", title="Theirs")
+    benchmark.organizers.add(owner)
+    return benchmark
+
+
+def test_an_organizer_creates_a_benchmark_with_needs_and_judgments(client, organizer):
+    client.force_login(organizer)
+    data = benchmark_form(
+        needs_file=SimpleUploadedFile("needs.tsv", (DEMO / "needs.tsv").read_bytes()),
+        qrels_file=SimpleUploadedFile("qrels.txt", (DEMO / "qrels.txt").read_bytes()),
+    )
+    response = client.post("/admin/leaderboard/benchmark/add/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    benchmark = Benchmark.objects.get(slug="robust")
+    assert benchmark.is_organised_by(organizer)
+    assert InformationNeed.objects.filter(benchmark=benchmark).count() == 4
+    assert benchmark.current_judgments.version == 1
+    assert benchmark.current_judgments.num_relevant == 23
+    assert benchmark.current_judgments.need_ids == [
+        "atwood",
+        "cs-foundations",
+        "russian-novels",
+        "stage-plays",
+    ]
+
+
+def test_a_bad_qrels_file_is_refused_with_its_line_and_nothing_is_stored(client, organizer):
+    client.force_login(organizer)
+    data = benchmark_form(qrels_file=SimpleUploadedFile("q.txt", b"n1 0 d1 1\nn1 0 d2 high\n"))
+    response = client.post("/admin/leaderboard/benchmark/add/", data)
+    assert response.status_code == 200
+    assert "q.txt:2:" in response.content.decode()
+    assert not Benchmark.objects.exists() and not Judgments.objects.exists()
+
+
+def test_an_organizer_sees_only_their_benchmarks(client, organizer, other_benchmark):
+    mine = Benchmark.objects.create(slug="mine", title="Mine")
+    mine.organizers.add(organizer)
+    client.force_login(organizer)
+    listing = client.get("/admin/leaderboard/benchmark/").content.decode()
+    assert "Mine" in listing and "Theirs" not in listing
+    assert client.get(f"/admin/leaderboard/benchmark/{other_benchmark.pk}/change/").status_code in {
+        302,
+        403,
+        404,
+    }
+    response = client.post(
+        f"/admin/leaderboard/benchmark/{other_benchmark.pk}/change/",
+        benchmark_form(slug="theirs", title="Hijacked"),
+    )
+    assert response.status_code in {302, 403, 404}
+    other_benchmark.refresh_from_db()
+    assert other_benchmark.title == "Theirs"
+
+
+def test_a_participant_cannot_use_the_admin(client, participant):
+    client.force_login(participant)
+    response = client.get("/admin/leaderboard/benchmark/")
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_organizer_actions_on_runs(client, organizer, demo, other_benchmark):
+    demo.organizers.add(organizer)
+    client.force_login(organizer)
+    runs = Submission.objects.filter(benchmark=demo)
+    ids = [str(pk) for pk in runs.values_list("pk", flat=True)]
+    listing = client.get("/admin/leaderboard/submission/").content.decode()
+    assert "system-A" in listing
+    for action in ("hide", "mark_baseline"):
+        response = client.post(
+            "/admin/leaderboard/submission/", {"action": action, "_selected_action": ids}
+        )
+        assert response.status_code == 302
+    assert set(runs.values_list("is_hidden", "is_baseline")) == {(True, True)}
+    client.post(
+        "/admin/leaderboard/submission/", {"action": "withdraw", "_selected_action": ids[:1]}
+    )
+    assert Submission.objects.get(pk=ids[0]).status == "withdrawn"
+
+
+def test_rescore_all_action_requeues_and_rescores(
+    client, organizer, demo, django_capture_on_commit_callbacks
+):
+    demo.organizers.add(organizer)
+    client.force_login(organizer)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/admin/leaderboard/benchmark/",
+            {"action": "rescore_all", "_selected_action": [str(demo.pk)]},
+        )
+    assert response.status_code == 302
+    runs = Submission.objects.filter(benchmark=demo)
+    assert set(runs.values_list("status", flat=True)) == {"scored"}
+    assert set(runs.values_list("attempts", flat=True)) == {1}

@@ -1,0 +1,66 @@
+"""Management commands: load_demo (idempotent), load_benchmark, score_pending, rescore."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from leaderboard.models import Benchmark, Comparison, Submission
+
+DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
+
+
+def test_load_demo_gives_b_above_a_and_is_idempotent(demo):
+    results = {
+        s.run_name: round(s.current_result().summary["map"], 3)
+        for s in Submission.objects.filter(benchmark=demo)
+    }
+    assert results == {"system-A": 0.473, "system-B": 0.740}
+    facts = Benchmark.objects.get(slug="library-facts")
+    rr = {
+        s.run_name: round(s.current_result().summary["recip_rank"], 3)
+        for s in facts.submissions.all()
+    }
+    assert sorted(rr.values()) == [0.479, 0.508]
+    assert Comparison.objects.filter(judgments=demo.current_judgments, measure="map").count() == 1
+    before = (Submission.objects.count(), Comparison.objects.count(), demo.judgments.count())
+    call_command("load_demo", stdout=io.StringIO())
+    assert (
+        Submission.objects.count(),
+        Comparison.objects.count(),
+        demo.judgments.count(),
+    ) == before
+
+
+def test_load_benchmark_reports_progress_and_line_errors(db, tmp_path):
+    out = io.StringIO()
+    call_command(
+        "load_benchmark",
+        "lib",
+        "--needs",
+        str(DEMO / "needs.tsv"),
+        "--qrels",
+        str(DEMO / "qrels.txt"),
+        stdout=out,
+    )
+    assert "4 needs" in out.getvalue() and "judgments v1" in out.getvalue()
+    bad = tmp_path / "bad.txt"
+    bad.write_text("n1 0 d1 1\nn1 0 d1 0\n")
+    with pytest.raises(CommandError, match="bad.txt:2:"):
+        call_command("load_benchmark", "lib", "--qrels", str(bad), stdout=io.StringIO())
+    assert Benchmark.objects.get(slug="lib").judgments.count() == 1
+
+
+def test_score_pending_and_rescore(demo, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        call_command("rescore", "library", stdout=io.StringIO())
+    assert set(demo.submissions.values_list("status", flat=True)) == {"queued"}
+    out = io.StringIO()
+    call_command("score_pending", stdout=out)
+    assert set(demo.submissions.values_list("status", flat=True)) == {"scored"}
+    assert out.getvalue().splitlines()[-1] == "2 queued runs processed"
+    with pytest.raises(CommandError):
+        call_command("rescore", "nope")

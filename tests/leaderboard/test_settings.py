@@ -1,0 +1,127 @@
+"""Settings come from the environment; production settings pass `check --deploy`."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from leaderboard.settings import BASE_DIR, database_from_url
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "DEBUG", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_database_url_postgres_with_host_port_and_password():
+    db = database_from_url("postgres://user:p%40ss@db.example:6543/leaderboard")
+    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert (db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == (
+        "leaderboard",
+        "user",
+        "p@ss",
+        "db.example",
+        "6543",
+    )
+
+
+def test_database_url_postgres_socket_and_sqlite_paths():
+    assert database_from_url("postgres:///lb?host=/run/postgresql")["HOST"] == "/run/postgresql"
+    assert database_from_url("sqlite:///db.sqlite3")["NAME"] == str(BASE_DIR / "db.sqlite3")
+    assert database_from_url("sqlite:////tmp/x.db")["NAME"] == "/tmp/x.db"
+
+
+def test_unknown_database_scheme_is_refused():
+    from django.core.exceptions import ImproperlyConfigured
+
+    with pytest.raises(ImproperlyConfigured, match="mysql"):
+        database_from_url("mysql://root@localhost/x")
+
+
+def test_production_settings_pass_check_deploy_without_warnings():
+    result = run_manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DEBUG="0",
+        SECRET_KEY="k" * 20 + "-production-secret-for-tests-0123456789abcdef",
+        ALLOWED_HOSTS="leaderboard.example.org",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+def test_production_without_secret_key_refuses_to_start():
+    result = run_manage("check", DEBUG="0", ALLOWED_HOSTS="example.org")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_every_environment_variable_is_in_env_example():
+    source = (ROOT / "leaderboard" / "settings.py").read_text()
+    read = set(re.findall(r'env_(?:str|bool|int|list)\("([A-Z_]+)"', source))
+    listed = set(re.findall(r"^([A-Z_]+)=", (ROOT / ".env.example").read_text(), re.M))
+    assert read, "no settings found"
+    assert read <= listed, f"missing from .env.example: {sorted(read - listed)}"
+
+
+def test_without_a_broker_tasks_run_in_process():
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='leaderboard.settings'; django.setup();"
+            "from leaderboard.celery import app; print(app.conf.task_always_eager, app.conf.task_acks_late,"
+            " app.conf.worker_prefetch_multiplier, app.conf.task_reject_on_worker_lost,"
+            " app.conf.task_serializer, app.conf.broker_transport_options['visibility_timeout'] > app.conf.task_time_limit)",
+        ],
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k != "CELERY_BROKER_URL"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.split() == ["True", "True", "1", "True", "json", "True"], result.stderr
+
+
+def test_docker_compose_describes_the_production_path():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert {"postgres", "redis", "web", "worker"} <= set(services)
+    assert services["postgres"]["image"].startswith("postgres")
+    assert "healthcheck" in services["postgres"]
+    assert any("/var/lib/postgresql/data" in v for v in services["postgres"]["volumes"])
+    assert services["redis"]["image"].startswith("redis")
+    web = services["web"]
+    assert "migrate" in web["command"] and "gunicorn leaderboard.wsgi" in web["command"]
+    worker = services["worker"]
+    assert worker["command"][:4] == ["celery", "-A", "leaderboard", "worker"]
+    for name in ("web", "worker"):
+        service = services[name]
+        assert "media:/data/media" in service["volumes"]
+        assert service["env_file"] == ".env"
+        assert service["environment"]["CELERY_BROKER_URL"].startswith("redis://redis")
+        assert service["environment"]["DATABASE_URL"].startswith("postgres://")
+        assert service["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert "ports" not in worker, "workers scale with --scale worker=N, so no fixed ports"
+    assert {"pgdata", "media"} <= set(compose["volumes"])

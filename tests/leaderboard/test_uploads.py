@@ -1,0 +1,210 @@
+"""The upload flow: good files are stored and scored; bad ones are refused before storing."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from leaderboard.loading import load_judgments, load_needs
+from leaderboard.models import Benchmark, Submission
+
+DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
+RUN_B = (DEMO / "run-B.txt").read_bytes()
+
+
+@pytest.fixture
+def library(db) -> Benchmark:
+    benchmark = Benchmark.objects.create(slug="library", title="Library", daily_limit=3)
+    with open(DEMO / "needs.tsv", "rb") as needs:
+        load_needs(benchmark, needs, "needs.tsv")
+    with open(DEMO / "qrels.txt", "rb") as qrels:
+        load_judgments(benchmark, qrels, "qrels.txt")
+    benchmark.refresh_from_db()
+    return benchmark
+
+
+def post_run(client, content: bytes, name: str = "run.txt", **fields):
+    upload = SimpleUploadedFile(name, content)
+    return client.post("/benchmarks/library/submit/", {"file": upload, **fields})
+
+
+def test_anonymous_users_are_sent_to_log_in(client, library):
+    response = client.get("/benchmarks/library/submit/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+    assert post_run(client, RUN_B).status_code == 302
+    assert not Submission.objects.exists()
+
+
+def test_form_shows_the_daily_quota_and_when_it_resets(client, library, participant):
+    client.force_login(participant)
+    response = client.get("/benchmarks/library/submit/")
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "0</strong> of 3 submissions today" in text
+    assert "UTC" in text
+
+
+def test_a_good_run_is_stored_scored_and_lands_on_its_page(
+    client, library, participant, django_capture_on_commit_callbacks
+):
+    client.force_login(participant)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post_run(client, RUN_B, "run-B.txt", description="BM25 + rerank")
+    submission = Submission.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/submissions/{submission.pk}/"
+    assert submission.run_name == "system-B"  # from the TREC tag
+    assert submission.size == len(RUN_B)
+    assert submission.file.read() == RUN_B
+    assert submission.status == "scored", submission.failure_reason
+    assert round(submission.current_result().summary["map"], 3) == 0.740
+
+
+def test_gzipped_runs_are_accepted(
+    client, library, participant, django_capture_on_commit_callbacks
+):
+    client.force_login(participant)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post_run(client, gzip.compress(RUN_B), "run-B.txt.gz", run_name="gz-run")
+    assert response.status_code == 302
+    submission = Submission.objects.get()
+    assert submission.status == "scored", submission.failure_reason
+    assert round(submission.current_result().summary["map"], 3) == 0.740
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "empty"),
+        (b"q1 Q0 d1 1 0.5\n", "run.txt:1:"),
+        (RUN_B.splitlines()[0] + b"\nq1 Q0 d1 1 notanumber tag\n", "run.txt:2:"),
+        (b"q1 Q0 d1 1 nan tag\n", "run.txt:1:"),
+        (b"\x00\x01\x02binary\xff\xfe" * 50, "run.txt"),
+        (b"q1 Q0 d1 1 1.0 tag\nq1 Q0 d1 2 0.5 tag\n", "run.txt:2:"),
+    ],
+    ids=["empty", "five-columns", "bad-score", "nan-score", "binary", "duplicate-doc"],
+)
+def test_bad_files_are_refused_with_file_line_and_reason(
+    client, library, participant, content, reason
+):
+    client.force_login(participant)
+    response = post_run(client, content, run_name="bad")
+    assert response.status_code == 400
+    assert reason in response.content.decode()
+    assert not Submission.objects.exists()
+
+
+def test_an_error_deep_in_the_file_fails_the_run_with_its_line(
+    client, library, participant, django_capture_on_commit_callbacks
+):
+    lines = RUN_B.decode().splitlines()
+    bad = (
+        "\n".join(
+            lines
+            + [f"stage-plays Q0 extra-{i} 1 {i} system-B" for i in range(1200)]
+            + ["stage-plays Q0 broken 1 NOTANUMBER system-B"]
+        )
+        + "\n"
+    )
+    line_number = len(lines) + 1201
+    client.force_login(participant)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post_run(client, bad.encode(), "deep.txt", run_name="deep")
+    assert response.status_code == 302  # the quick check reads only the first lines
+    submission = Submission.objects.get()
+    assert submission.status == "failed"
+    assert f"deep.txt:{line_number}:" in submission.failure_reason
+    assert not submission.results.exists()
+
+
+def test_over_the_size_limit_is_refused(client, library, participant, settings):
+    settings.MAX_UPLOAD_MB = 0
+    client.force_login(participant)
+    response = post_run(client, RUN_B)
+    assert response.status_code in {400, 413}
+    assert "limit" in response.content.decode()
+    assert not Submission.objects.exists()
+
+
+def test_closed_benchmark_refuses_uploads(client, library, participant):
+    library.is_open = False
+    library.save()
+    client.force_login(participant)
+    response = post_run(client, RUN_B)
+    assert response.status_code == 403
+    assert "closed" in response.content.decode()
+    assert not Submission.objects.exists()
+
+
+def test_run_names_are_unique_per_benchmark_and_validated(client, library, participant):
+    client.force_login(participant)
+    assert post_run(client, RUN_B, run_name="mine").status_code == 302
+    again = post_run(client, RUN_B, run_name="mine")
+    assert again.status_code == 400 and "already exists" in again.content.decode()
+    bad_name = post_run(client, RUN_B, run_name="no spaces/allowed")
+    assert bad_name.status_code == 400
+    assert Submission.objects.count() == 1
+
+
+def test_daily_limit_counts_this_utc_day_and_not_failed_runs(client, library, participant):
+    client.force_login(participant)
+    for i in range(3):
+        assert post_run(client, RUN_B, run_name=f"r{i}").status_code == 302
+    refused = post_run(client, RUN_B, run_name="r3")
+    assert refused.status_code == 429
+    assert "all 3 submissions for today" in refused.content.decode()
+    # A run that failed does not count; runs of yesterday do not count.
+    Submission.objects.filter(run_name="r0").update(status="failed")
+    Submission.objects.filter(run_name="r1").update(
+        created=Submission.objects.get(run_name="r1").created - dt.timedelta(days=1)
+    )
+    assert post_run(client, RUN_B, run_name="r4").status_code == 302
+    assert post_run(client, RUN_B, run_name="r5").status_code == 302
+    assert post_run(client, RUN_B, run_name="r6").status_code == 429
+
+
+def test_status_endpoint_reports_state_and_hides_hidden_runs(
+    client, library, participant, other_participant, django_capture_on_commit_callbacks
+):
+    client.force_login(participant)
+    with django_capture_on_commit_callbacks(execute=True):
+        post_run(client, RUN_B)
+    submission = Submission.objects.get()
+    data = client.get(f"/submissions/{submission.pk}/status/").json()
+    assert data["status"] == "scored" and data["finished"]
+    Submission.objects.filter(pk=submission.pk).update(is_hidden=True)
+    assert client.get(f"/submissions/{submission.pk}/status/").status_code == 200
+    client.force_login(other_participant)
+    assert client.get(f"/submissions/{submission.pk}/status/").status_code == 404
+    client.logout()
+    assert client.get(f"/submissions/{submission.pk}/status/").status_code == 404
+
+
+def test_my_runs_lists_only_my_runs(client, library, participant, other_participant):
+    client.force_login(other_participant)
+    post_run(client, RUN_B, run_name="bobs-run")
+    client.force_login(participant)
+    post_run(client, RUN_B, run_name="alices-run")
+    text = client.get("/accounts/runs/").content.decode()
+    assert "alices-run" in text and "bobs-run" not in text
+
+
+def test_sign_up_logs_in_and_bad_sign_up_is_a_400(client, db):
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "username": "carol",
+            "email": "",
+            "password1": "a-long-pass-phrase-9",
+            "password2": "a-long-pass-phrase-9",
+        },
+    )
+    assert response.status_code == 302
+    assert client.get("/accounts/runs/").status_code == 200
+    client.logout()
+    bad = client.post("/accounts/signup/", {"username": "", "password1": "x", "password2": "y"})
+    assert bad.status_code == 400

@@ -1,0 +1,158 @@
+"""Real Celery workers on Redis (not eager mode): results come back, runs get scored,
+and a worker killed mid-task loses nothing."""
+
+from __future__ import annotations
+
+import io
+import uuid
+
+import numpy as np
+import pandas as pd
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from leaderboard.celery import app
+from leaderboard.loading import load_judgments, load_needs
+from leaderboard.models import Benchmark, Submission
+from tests.leaderboard.workers import Worker, broker_or_skip, wait_for
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+DEMO = "leaderboard/demo"
+
+
+@pytest.fixture
+def queue(settings):
+    broker_or_skip()
+    name = f"test-{uuid.uuid4().hex[:8]}"
+    previous = app.conf.task_default_queue, app.conf.task_always_eager
+    app.conf.task_default_queue = name
+    app.conf.task_always_eager = False
+    yield name
+    with app.connection_for_write() as connection:
+        connection.default_channel.queue_purge(name)
+    app.conf.task_default_queue, app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def start_worker(queue, settings, tmp_path):
+    workers: list[Worker] = []
+
+    def start(**extra_env) -> Worker:
+        worker = Worker(
+            queue, settings.MEDIA_ROOT, tmp_path / f"worker{len(workers)}.log", extra_env
+        )
+        workers.append(worker)
+        worker.wait_ready()
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+@pytest.fixture
+def library(db) -> Benchmark:
+    benchmark = Benchmark.objects.create(slug="library", title="Library")
+    with open(f"{DEMO}/needs.tsv", "rb") as needs:
+        load_needs(benchmark, needs, "needs.tsv")
+    with open(f"{DEMO}/qrels.txt", "rb") as qrels:
+        load_judgments(benchmark, qrels, "qrels.txt")
+    benchmark.refresh_from_db()
+    return benchmark
+
+
+def test_a_real_worker_runs_a_task_and_returns_its_result(start_worker):
+    start_worker()
+    result = app.send_task("leaderboard.tasks.sweep_stuck")
+    assert result.get(timeout=30) == {"requeued": 0, "failed": 0}
+    assert result.successful()
+
+
+def test_a_run_uploaded_through_the_web_is_scored_by_the_worker(
+    start_worker, library, client, participant
+):
+    start_worker()
+    client.force_login(participant)
+    with open(f"{DEMO}/run-B.txt", "rb") as handle:
+        upload = SimpleUploadedFile("run-B.txt", handle.read())
+    response = client.post("/benchmarks/library/submit/", {"file": upload, "description": ""})
+    assert response.status_code == 302
+    submission = Submission.objects.get(benchmark=library)
+
+    def scored():
+        submission.refresh_from_db()
+        return submission.status in {"scored", "failed"}
+
+    wait_for(scored, timeout=60, what="the worker to score the run")
+    assert submission.status == "scored", submission.failure_reason
+    assert round(submission.current_result().summary["map"], 3) == 0.740
+    assert submission.task_id and submission.task_id != "eager"
+
+
+def _big_benchmark(tmp_path) -> tuple[Benchmark, bytes]:
+    """1,000 needs; a run of 3,000 documents each (3M lines): a few seconds to score."""
+    rng = np.random.default_rng(7)
+    needs = np.repeat([f"n{i:04d}" for i in range(1000)], 3000)
+    docs = np.tile([f"d{j:05d}" for j in range(3000)], 1000)
+    run = pd.DataFrame(
+        {
+            "need": needs,
+            "q0": "Q0",
+            "doc": docs,
+            "rank": 1,
+            "score": rng.random(len(needs)),
+            "tag": "big",
+        }
+    )
+    buffer = io.StringIO()
+    run.to_csv(buffer, sep=" ", header=False, index=False)
+    judged = run.groupby("need").head(50)
+    qrels = pd.DataFrame(
+        {
+            "need": judged["need"],
+            "it": 0,
+            "doc": judged["doc"],
+            "rel": rng.integers(0, 2, len(judged)),
+        }
+    )
+    qrels_buffer = io.BytesIO(qrels.to_csv(sep=" ", header=False, index=False).encode())
+    benchmark = Benchmark.objects.create(slug="big", title="Big", daily_limit=100)
+    load_judgments(benchmark, qrels_buffer, "qrels.txt")
+    benchmark.refresh_from_db()
+    return benchmark, buffer.getvalue().encode()
+
+
+def test_a_worker_killed_mid_scoring_leaves_a_run_that_a_new_worker_scores(
+    start_worker, client, participant, tmp_path
+):
+    benchmark, run_bytes = _big_benchmark(tmp_path)
+    # A short visibility timeout so the new worker takes the dead worker's message back soon.
+    first = start_worker(CELERY_VISIBILITY_TIMEOUT="4")
+    client.force_login(participant)
+    response = client.post(
+        "/benchmarks/big/submit/",
+        {"file": SimpleUploadedFile("big.txt", run_bytes), "run_name": "big"},
+    )
+    assert response.status_code == 302
+    submission = Submission.objects.get(benchmark=benchmark)
+
+    def running():
+        submission.refresh_from_db()
+        return submission.status == "running"
+
+    wait_for(running, timeout=60, interval=0.01, what="the worker to start scoring")
+    first.kill()
+    submission.refresh_from_db()
+    assert submission.status == "running"  # the dead worker could not finish or clean up
+
+    start_worker(CELERY_VISIBILITY_TIMEOUT="4")
+
+    def finished():
+        submission.refresh_from_db()
+        return submission.status in {"scored", "failed"}
+
+    wait_for(finished, timeout=120, interval=0.2, what="the new worker to score the run")
+    assert submission.status == "scored", submission.failure_reason
+    assert submission.attempts == 2
+    assert submission.current_result().summary["num_q"] == 1000
