@@ -21,6 +21,7 @@ from django.utils import timezone
 from evaluation.measures import evaluate, relevant_ranks
 from evaluation.significance import compare_one_against_many
 from evaluation.trec import TrecFormatError, read_qrels, read_run
+from leaderboard.comparing import turned
 from leaderboard.models import (
     Benchmark,
     Comparison,
@@ -130,21 +131,6 @@ def _judged_mask(judgments: Judgments, result: Result) -> np.ndarray:
     return frame["num_rel"].to_numpy() > 0
 
 
-def _flip(row: dict) -> dict:
-    """Turn the results of a - b into those of b - a."""
-    flipped = dict(row)
-    flipped["mean_diff"] = -row["mean_diff"]
-    flipped["ci_low"], flipped["ci_high"] = _neg(row["ci_high"]), _neg(row["ci_low"])
-    flipped["effect_size"] = _neg(row["effect_size"])
-    flipped["t_statistic"] = _neg(row["t_statistic"])
-    flipped["wins"], flipped["losses"] = row["losses"], row["wins"]
-    return flipped
-
-
-def _neg(value):
-    return None if value is None or (isinstance(value, float) and np.isnan(value)) else -value
-
-
 def _clean(value):
     if value is None:
         return None
@@ -199,7 +185,7 @@ def compare(submission: Submission, judgments: Judgments) -> int:
         for row in rows.to_dict("records"):
             other = int(row["b"])
             if submission.pk > other:
-                row, a, b = _flip(row), other, submission.pk
+                row, a, b = turned(row), other, submission.pk
             else:
                 a, b = submission.pk, other
             comparisons.append(

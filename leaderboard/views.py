@@ -21,6 +21,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from leaderboard import plots
+from leaderboard.comparing import eleven_point, paired_scores, significance_matrix, stats_for_pair
 from leaderboard.models import Benchmark, InformationNeed, Result, Submission
 from leaderboard.ranking import (
     ALPHA,
@@ -28,13 +29,9 @@ from leaderboard.ranking import (
     NEED_COLUMNS,
     build_leaderboard,
     current_leaders,
-    eleven_point,
     is_count,
     measure_label,
-    paired_scores,
     per_need_label,
-    significance_matrix,
-    stats_for_pair,
     stored_measures,
 )
 
