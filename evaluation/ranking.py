@@ -142,7 +142,8 @@ class Ranking:
 
     def total(self, weights: np.ndarray, need: np.ndarray) -> np.ndarray:
         """Per-need sum of ``weights``, added in rank order as trec_eval does."""
-        return np.bincount(need, weights=weights, minlength=self.n)
+        weights = np.asarray(weights, dtype=np.float64)
+        return np.bincount(need, weights=weights, minlength=self.n).astype(np.float64, copy=False)
 
     @cached_property
     def num_rel(self) -> np.ndarray:

@@ -1,0 +1,236 @@
+"""Measures from hand-computed fractions: short runs, no relevant documents, ties at cutoffs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evaluation.interpolation import interpolated_curve
+from evaluation.measures import (
+    ALL_TREC,
+    evaluate,
+    precision_recall_points,
+    relevant_ranks,
+)
+from evaluation.ranking import rank_run, trec_order
+from evaluation.trec import read_qrels, read_run
+
+SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed-library"
+
+
+def qrels_of(rows):
+    return pd.DataFrame(rows, columns=["need_id", "doc_id", "relevance"])
+
+
+def run_of(rows):
+    return pd.DataFrame(rows, columns=["need_id", "doc_id", "score"])
+
+
+# one need, R = 3 (a, b, c), judged non-relevant x, y; the run ranks a x b z (z unjudged)
+QRELS = qrels_of([("q", "a", 1), ("q", "b", 2), ("q", "c", 1), ("q", "x", 0), ("q", "y", 0)])
+RUN = run_of([("q", "a", 4.0), ("q", "x", 3.0), ("q", "b", 2.0), ("q", "z", 1.0)])
+
+
+def test_precision_divides_by_k_even_for_short_runs():
+    e = evaluate(QRELS, RUN, ["P.1,2,4,10"])
+    row = e.per_need.loc["q"]
+    assert row["P_1"] == 1.0
+    assert row["P_2"] == 1 / 2
+    assert row["P_4"] == 2 / 4
+    assert row["P_10"] == 2 / 10  # 4 retrieved: the rest count as misses
+
+
+def test_average_precision_and_friends():
+    e = evaluate(
+        QRELS,
+        RUN,
+        ["map", "recip_rank", "Rprec", "recall.2,10", "bpref", "num_ret", "num_rel", "num_rel_ret"],
+    )
+    row = e.per_need.loc["q"]
+    assert row["map"] == pytest.approx((1 / 1 + 2 / 3) / 3, abs=0)
+    assert row["recip_rank"] == 1.0
+    assert row["Rprec"] == 2 / 3  # top 3: a x b
+    assert row["recall_2"] == 1 / 3
+    assert row["recall_10"] == 2 / 3
+    # bpref: a has no judged non-relevant above (1), b has x above: 1 - min(1,3)/min(2,3)
+    assert row["bpref"] == pytest.approx((1 + (1 - 1 / 2)) / 3)
+    assert (row["num_ret"], row["num_rel"], row["num_rel_ret"]) == (4, 3, 2)
+
+
+def test_ndcg_by_hand():
+    e = evaluate(QRELS, RUN, ["ndcg", "ndcg_cut.1,3"])
+    dcg = 1 / math.log2(2) + 2 / math.log2(4)
+    ideal = 2 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4)
+    assert e.per_need.loc["q", "ndcg"] == pytest.approx(dcg / ideal)
+    assert e.per_need.loc["q", "ndcg_cut_1"] == pytest.approx(1 / 2)
+    assert e.per_need.loc["q", "ndcg_cut_3"] == pytest.approx(
+        dcg / (2 + 1 / math.log2(3) + 1 / math.log2(4))
+    )
+
+
+def test_need_without_relevant_documents_scores_zero():
+    qrels = qrels_of([("q", "a", 0), ("r", "b", 1)])
+    run = run_of([("q", "a", 1.0), ("r", "b", 1.0)])
+    e = evaluate(qrels, run, ["all_trec"])
+    row = e.per_need.loc["q"]
+    for name in (
+        "map",
+        "recip_rank",
+        "Rprec",
+        "P_5",
+        "recall_5",
+        "ndcg",
+        "bpref",
+        "iprec_at_recall_0.00",
+    ):
+        assert row[name] == 0.0, name
+    assert e.summary["num_q"] == 2
+    assert e.summary["map"] == 0.5  # averaged in, as trec_eval does
+
+
+def test_ties_straddling_a_cutoff_follow_doc_id_descending():
+    # three docs tie at score 1.0 across the P_2 cutoff; docno descending puts c, b, a
+    qrels = qrels_of([("q", "a", 1), ("q", "b", 0), ("q", "c", 0), ("q", "d", 1)])
+    run = run_of([("q", "a", 1.0), ("q", "b", 1.0), ("q", "c", 1.0), ("q", "d", 2.0)])
+    e = evaluate(qrels, run, ["P.1,2,3,4", "recip_rank"])
+    row = e.per_need.loc["q"]
+    assert row["P_1"] == 1.0  # d
+    assert row["P_2"] == 1 / 2  # d c
+    assert row["P_3"] == 1 / 3  # d c b
+    assert row["P_4"] == 2 / 4  # ... a
+    # the rank column is ignored entirely
+    assert relevant_ranks(qrels, run)["rank"].tolist() == [1, 4]
+
+
+def test_trec_order_byte_order_and_signed_zero():
+    need = np.array([0, 0, 0, 0, 0, 0])
+    score = np.array([0.0, -0.0, 0.0, 1.0, 1.0, 1.0])
+    doc = pa_strings(["100", "80", "9", "doc", "Doc", "DOC"])
+    order = trec_order(need, score, doc)
+    assert [doc[int(i)].as_py() for i in order] == ["doc", "Doc", "DOC", "9", "80", "100"]
+
+
+def pa_strings(values):
+    import pyarrow as pa
+
+    return pa.chunked_array([pa.array(values)])
+
+
+def test_trec_order_unsorted_input_groups_by_need():
+    need = np.array([1, 0, 1, 0])
+    score = np.array([1.0, 5.0, 3.0, 7.0])
+    order = trec_order(need, score, pa_strings(["a", "b", "c", "d"]))
+    assert order.tolist() == [3, 1, 2, 0]
+
+
+def test_relevance_threshold_and_negative_levels():
+    qrels = qrels_of([("q", "a", 1), ("q", "b", 2), ("q", "c", -1)])
+    run = run_of([("q", "c", 3.0), ("q", "a", 2.0), ("q", "b", 1.0)])
+    loose = evaluate(qrels, run, ["map", "num_rel", "bpref"])
+    strict = evaluate(qrels, run, ["map", "num_rel"], relevance_level=2)
+    assert loose.per_need.loc["q", "num_rel"] == 2
+    assert loose.per_need.loc["q", "map"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+    assert strict.per_need.loc["q", "num_rel"] == 1
+    assert strict.per_need.loc["q", "map"] == pytest.approx(1 / 3)
+    # c (negative: in the pool, unjudged) is skipped by bpref
+    assert loose.per_need.loc["q", "bpref"] == 1.0
+
+
+def test_max_depth_truncates_after_ordering():
+    e = evaluate(QRELS, RUN, ["num_ret", "P.5", "map"], max_depth=2)
+    assert e.per_need.loc["q", "num_ret"] == 2
+    assert e.per_need.loc["q", "P_5"] == 1 / 5
+    assert e.per_need.loc["q", "map"] == pytest.approx(1 / 3)
+
+
+def test_complete_scores_missing_needs_as_zero():
+    qrels = qrels_of([("q", "a", 1), ("r", "b", 1), ("r", "c", 1)])
+    run = run_of([("q", "a", 1.0), ("s", "z", 1.0)])
+    e = evaluate(qrels, run, ["official"], complete=True)
+    assert e.per_need.index.tolist() == ["q", "r"]
+    assert e.per_need.loc["r", "map"] == 0 and e.per_need.loc["r", "num_rel"] == 2
+    assert e.per_need.loc["r", "num_ret"] == 0
+    assert e.summary["num_q"] == 2 and e.summary["map"] == 0.5
+    assert e.summary["gm_map"] == pytest.approx(math.sqrt(1 * 0.00001))
+    without = evaluate(qrels, run, ["official"])
+    assert without.per_need.index.tolist() == ["q"] and without.summary["map"] == 1.0
+    assert any("without judgments" in w for w in e.warnings)
+
+
+def test_no_common_need_raises_without_complete():
+    with pytest.raises(ValueError, match="no need has both"):
+        evaluate(qrels_of([("q", "a", 1)]), run_of([("x", "a", 1.0)]))
+
+
+def test_unknown_and_unimplemented_measures():
+    with pytest.raises(ValueError, match="illegal measure"):
+        evaluate(QRELS, RUN, ["mapp"])
+    with pytest.raises(ValueError, match="not implemented"):
+        evaluate(QRELS, RUN, ["Rndcg"])
+    with pytest.raises(ValueError, match="duplicate cutoffs"):
+        evaluate(QRELS, RUN, ["P.5,5"])
+
+
+def test_all_trec_columns_in_trec_eval_order():
+    e = evaluate(QRELS, RUN, ["all_trec"])
+    columns = list(e.per_need.columns)
+    assert columns[:4] == ["num_ret", "num_rel", "num_rel_ret", "map"]
+    assert columns.index("P_5") < columns.index("recall_5") < columns.index("ndcg")
+    assert all(e.per_need.dtypes == "float64")
+    assert "gm_map" not in columns and "gm_map" in e.summary
+    assert set(ALL_TREC) >= {"map", "ndcg_cut", "success", "11pt_avg"}
+
+
+def test_rank_disagreement_warning():
+    run = read_run(b"q Q0 a 1 1.0 t\nq Q0 b 2 2.0 t\n")
+    e = evaluate(QRELS, run, ["map"])
+    assert any("rank column" in w for w in e.warnings)
+    fine = read_run(b"q Q0 b 1 2.0 t\nq Q0 a 2 1.0 t\n")
+    assert not evaluate(QRELS, fine, ["map"]).warnings
+
+
+# ----------------------------------------------------------------- seed, Figure 1
+
+
+def seed(system="A"):
+    return read_qrels(SEED / "qrels.txt"), read_run(SEED / f"run-{system}.txt")
+
+
+def test_seed_map_and_example_values():
+    qrels, run = seed("A")
+    e = evaluate(qrels, run, ["map", "P.3,5,10", "Rprec"], complete=True)
+    assert round(e.summary["map"], 3) == 0.473
+    assert round(e.per_need.loc["cs-foundations", "map"], 3) == 0.473
+    assert e.per_need.loc["cs-foundations", "Rprec"] == 7 / 15
+    assert round(evaluate(*seed("B"), ["map"], complete=True).summary["map"], 3) == 0.740
+
+
+def test_seed_figure_1_points():
+    qrels, run = seed("A")
+    ranks = relevant_ranks(qrels, run)
+    cs = ranks[ranks.need_id == "cs-foundations"]["rank"].to_numpy()
+    assert cs.tolist() == [1, 2, 6, 7, 9, 12, 13, 16, 18, 21, 23, 25]
+    recall, precision = precision_recall_points(cs, 15)
+    assert np.round(recall, 3).tolist()[:3] == [0.067, 0.133, 0.2]
+    assert np.round(precision, 3).tolist() == [
+        1.0, 1.0, 0.5, 0.571, 0.556, 0.5, 0.538, 0.5, 0.5, 0.476, 0.478, 0.48,
+    ]  # fmt: skip
+
+
+def test_seed_interpolated_curve():
+    qrels, run = seed("A")
+    ranking = rank_run(qrels, run.frame, complete=True)
+    per_need, mean = interpolated_curve(ranking)
+    cs = per_need.loc["cs-foundations"]
+    assert (cs[0.0], cs[0.9], cs[1.0]) == (1.0, 0.0, 0.0)
+    assert cs[0.2] == 4 / 7
+    assert round(mean[0.0], 4) == 0.75
+
+
+def test_precision_recall_points_edge_cases():
+    assert precision_recall_points(np.array([], dtype=int), 3)[0].size == 0
+    assert precision_recall_points(np.array([2]), 0)[0].size == 0
