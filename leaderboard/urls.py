@@ -3,14 +3,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from leaderboard import accounts, uploads, views
+from leaderboard import accounts, exports, uploads, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("benchmarks/<slug:slug>/", views.leaderboard, name="leaderboard"),
     path(
         "benchmarks/<slug:slug>/leaderboard.<str:fmt>",
-        views.leaderboard_export,
+        exports.leaderboard_export,
         name="leaderboard_export",
     ),
     path("benchmarks/<slug:slug>/submit/", uploads.submit, name="submit"),
@@ -18,13 +18,13 @@ urlpatterns = [
     path("benchmarks/<slug:slug>/compare/<int:a>/<int:b>/", views.compare, name="compare"),
     path(
         "benchmarks/<slug:slug>/compare/<int:a>/<int:b>/comparison.json",
-        views.compare_json,
+        exports.compare_json,
         name="compare_json",
     ),
     path("benchmarks/<slug:slug>/significance/", views.significance, name="significance"),
     path("submissions/<int:pk>/", views.submission, name="submission"),
     path("submissions/<int:pk>/status/", uploads.submission_status, name="submission_status"),
-    path("submissions/<int:pk>/per-need.csv", views.submission_csv, name="submission_csv"),
+    path("submissions/<int:pk>/per-need.csv", exports.submission_csv, name="submission_csv"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/runs/", uploads.my_submissions, name="my_submissions"),
     path("accounts/", include("django.contrib.auth.urls")),

@@ -8,13 +8,11 @@ no scores yet) ends in a readable 404/400 page, never a server error.
 
 from __future__ import annotations
 
-import csv
-import json
 from html import escape
 
 import numpy as np
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
@@ -44,12 +42,12 @@ class Problem(Exception):
         self.message, self.status = message, status
 
 
-def _problem(request: HttpRequest, problem: Problem, benchmark: Benchmark | None = None):
+def problem_page(request: HttpRequest, problem: Problem, benchmark: Benchmark | None = None):
     context = {"message": problem.message, "benchmark": benchmark}
     return render(request, "leaderboard/problem.html", context, status=problem.status)
 
 
-def _benchmark(request: HttpRequest, slug: str) -> Benchmark:
+def visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
     return get_object_or_404(
         Benchmark.objects.visible_to(request.user).select_related("current_judgments"), slug=slug
     )
@@ -105,7 +103,7 @@ def _need_counts(benchmarks: list[Benchmark]) -> dict[int, int]:
 
 @require_GET
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
-    benchmark = _benchmark(request, slug)
+    benchmark = visible_benchmark(request, slug)
     board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
     context = {
         "benchmark": benchmark,
@@ -184,63 +182,10 @@ def _run_options(rows) -> tuple[SafeString, SafeString]:
     return picked(0), picked(1)
 
 
-@require_GET
-def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
-    if fmt not in ("csv", "json"):
-        raise Http404("Exports are leaderboard.csv and leaderboard.json.")
-    benchmark = _benchmark(request, slug)
-    board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
-    judgments = benchmark.current_judgments
-    version = judgments.version if judgments else None
-    base = {
-        "benchmark": benchmark.slug,
-        "title": benchmark.title,
-        "primary_measure": benchmark.primary_measure,
-        "ranked_by": board.measure,
-        "judgments_version": version,
-        "num_needs": judgments.num_needs if judgments else 0,
-    }
-    runs = [
-        {
-            "rank": row.rank,
-            "run": row.run_name,
-            "submission_id": row.submission_id,
-            "participant": row.participant,
-            "submitted": row.created.isoformat(),
-            "baseline": row.is_baseline,
-            "num_needs": row.num_needs,
-            "judgments_version": version,
-            "p_vs_leader_holm": row.p_adjusted,
-            "summary": row.summary,
-        }
-        for row in board.rows
-    ]
-    if fmt == "json":
-        return JsonResponse({**base, "runs": runs}, json_dumps_params={"indent": 1})
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-leaderboard.csv"'
-    fixed = [k for k in runs[0] if k != "summary"] if runs else ["rank", "run"]
-    writer = csv.writer(response)
-    writer.writerow(fixed + board.measures)
-    for run in runs:
-        writer.writerow(
-            [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m)) for m in board.measures]
-        )
-    return response
-
-
-def _csv(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return repr(value)  # round-trips: the stored value, every digit
-    return str(value)
-
-
 # --- One run ---------------------------------------------------------------------------
 
 
-def _visible_submission(request: HttpRequest, pk: int) -> Submission:
+def visible_submission(request: HttpRequest, pk: int) -> Submission:
     submission = get_object_or_404(
         Submission.objects.select_related("benchmark", "participant", "judgments"), pk=pk
     )
@@ -251,7 +196,7 @@ def _visible_submission(request: HttpRequest, pk: int) -> Submission:
     return submission
 
 
-def _shown_result(submission: Submission) -> Result | None:
+def shown_result(submission: Submission) -> Result | None:
     """The result on the benchmark's current judgments, else the newest one (rescoring)."""
     results = list(submission.results.select_related("judgments").order_by("-judgments__version"))
     current = submission.benchmark.current_judgments_id
@@ -263,9 +208,9 @@ def _shown_result(submission: Submission) -> Result | None:
 
 @require_GET
 def submission(request: HttpRequest, pk: int) -> HttpResponse:
-    run = _visible_submission(request, pk)
+    run = visible_submission(request, pk)
     benchmark = run.benchmark
-    result = _shown_result(run)
+    result = shown_result(run)
     context = {"run": run, "benchmark": benchmark, "result": result, "live": False}
     context["live"] = run.status in (Submission.Status.QUEUED, Submission.Status.RUNNING)
     if result is None:
@@ -348,36 +293,18 @@ def _compare_links(request: HttpRequest, benchmark: Benchmark, run: Submission) 
     return {"compare_links": links, "board_row": mine}
 
 
-@require_GET
-def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
-    run = _visible_submission(request, pk)
-    result = _shown_result(run)
-    if result is None:
-        return _problem(request, Problem(f"Run {run.run_name} has no scores yet."), run.benchmark)
-    frame = result.per_need_frame()
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = (
-        f'attachment; filename="{run.benchmark.slug}-{run.run_name}-per-need.csv"'
-    )
-    writer = csv.writer(response)
-    writer.writerow(["need_id", *frame.columns])
-    for need, line in zip(frame.index.tolist(), frame.to_numpy().tolist(), strict=True):
-        writer.writerow([need, *(repr(v) for v in line)])
-    return response
-
-
 # --- Comparisons -----------------------------------------------------------------------
 
 
 @require_GET
 def compare_pick(request: HttpRequest, slug: str) -> HttpResponse:
-    benchmark = _benchmark(request, slug)
+    benchmark = visible_benchmark(request, slug)
     try:
         a, b = int(request.GET.get("a", "")), int(request.GET.get("b", ""))
     except ValueError:
-        return _problem(request, Problem("Pick two runs to compare.", 400), benchmark)
+        return problem_page(request, Problem("Pick two runs to compare.", 400), benchmark)
     if a == b:
-        return _problem(request, Problem("Pick two different runs to compare.", 400), benchmark)
+        return problem_page(request, Problem("Pick two different runs to compare.", 400), benchmark)
     return redirect("compare", slug=benchmark.slug, a=a, b=b)
 
 
@@ -406,8 +333,8 @@ def _pair(request: HttpRequest, benchmark: Benchmark, a: int, b: int):
     return runs[a], runs[b], results[a], results[b]
 
 
-def _comparison(request: HttpRequest, slug: str, a: int, b: int) -> dict:
-    benchmark = _benchmark(request, slug)
+def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
+    benchmark = visible_benchmark(request, slug)
     run_a, run_b, result_a, result_b = _pair(request, benchmark, a, b)
     frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
     common = [m for m in frame_a.columns if m in frame_b.columns]
@@ -438,9 +365,9 @@ def _comparison(request: HttpRequest, slug: str, a: int, b: int) -> dict:
 @require_GET
 def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
     try:
-        ctx = _comparison(request, slug, a, b)
+        ctx = comparison_context(request, slug, a, b)
     except Problem as problem:
-        return _problem(request, problem, Benchmark.objects.filter(slug=slug).first())
+        return problem_page(request, problem, Benchmark.objects.filter(slug=slug).first())
     scores, test, measure = ctx["scores"], ctx["test"], ctx["measure"]
     name_a, name_b = ctx["a"].run_name, ctx["b"].run_name
     label = per_need_label(measure)
@@ -505,44 +432,8 @@ def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString
 
 
 @require_GET
-def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
-    try:
-        ctx = _comparison(request, slug, a, b)
-    except Problem as problem:
-        return JsonResponse({"error": problem.message}, status=problem.status)
-    scores = ctx["scores"]
-    test = {k: (None if isinstance(v, float) and v != v else v) for k, v in ctx["test"].items()}
-    payload = {
-        "benchmark": ctx["benchmark"].slug,
-        "judgments_version": ctx["benchmark"].current_judgments.version,
-        "measure": ctx["measure"],
-        "a": {
-            "submission_id": ctx["a"].pk,
-            "run": ctx["a"].run_name,
-            "mean": float(scores["a"].mean()) if len(scores) else None,
-        },
-        "b": {
-            "submission_id": ctx["b"].pk,
-            "run": ctx["b"].run_name,
-            "mean": float(scores["b"].mean()) if len(scores) else None,
-        },
-        "difference": "a - b",
-        "stored": ctx["stored"],
-        "correction": "none (a single comparison: raw p-values)",
-        "tests": test,
-        "per_need": [
-            {"need_id": need, "a": a_, "b": b_, "diff": d}
-            for need, (a_, b_, d) in zip(
-                scores.index.tolist(), scores.to_numpy().tolist(), strict=True
-            )
-        ],
-    }
-    return HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
-
-
-@require_GET
 def significance(request: HttpRequest, slug: str) -> HttpResponse:
-    benchmark = _benchmark(request, slug)
+    benchmark = visible_benchmark(request, slug)
     measures = stored_measures(benchmark)
     measure = request.GET.get("measure") or benchmark.primary_measure
     correction = request.GET.get("correction") or "holm"

@@ -1,0 +1,131 @@
+"""Downloads: the leaderboard as CSV/JSON, a run's per-need CSV, a comparison's JSON.
+
+Floats are written with ``repr`` so a reader gets the stored value, every digit.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.http import require_GET
+
+from leaderboard.ranking import build_leaderboard
+from leaderboard.views import (
+    Problem,
+    comparison_context,
+    problem_page,
+    shown_result,
+    visible_benchmark,
+    visible_submission,
+)
+
+
+@require_GET
+def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    if fmt not in ("csv", "json"):
+        raise Http404("Exports are leaderboard.csv and leaderboard.json.")
+    benchmark = visible_benchmark(request, slug)
+    board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+    judgments = benchmark.current_judgments
+    version = judgments.version if judgments else None
+    base = {
+        "benchmark": benchmark.slug,
+        "title": benchmark.title,
+        "primary_measure": benchmark.primary_measure,
+        "ranked_by": board.measure,
+        "judgments_version": version,
+        "num_needs": judgments.num_needs if judgments else 0,
+    }
+    runs = [
+        {
+            "rank": row.rank,
+            "run": row.run_name,
+            "submission_id": row.submission_id,
+            "participant": row.participant,
+            "submitted": row.created.isoformat(),
+            "baseline": row.is_baseline,
+            "num_needs": row.num_needs,
+            "judgments_version": version,
+            "p_vs_leader_holm": row.p_adjusted,
+            "summary": row.summary,
+        }
+        for row in board.rows
+    ]
+    if fmt == "json":
+        return JsonResponse({**base, "runs": runs}, json_dumps_params={"indent": 1})
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-leaderboard.csv"'
+    fixed = [k for k in runs[0] if k != "summary"] if runs else ["rank", "run"]
+    writer = csv.writer(response)
+    writer.writerow(fixed + board.measures)
+    for run in runs:
+        writer.writerow(
+            [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m)) for m in board.measures]
+        )
+    return response
+
+
+def _csv(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)  # round-trips: the stored value, every digit
+    return str(value)
+
+
+@require_GET
+def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    run = visible_submission(request, pk)
+    result = shown_result(run)
+    if result is None:
+        return problem_page(
+            request, Problem(f"Run {run.run_name} has no scores yet."), run.benchmark
+        )
+    frame = result.per_need_frame()
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="{run.benchmark.slug}-{run.run_name}-per-need.csv"'
+    )
+    writer = csv.writer(response)
+    writer.writerow(["need_id", *frame.columns])
+    for need, line in zip(frame.index.tolist(), frame.to_numpy().tolist(), strict=True):
+        writer.writerow([need, *(repr(v) for v in line)])
+    return response
+
+
+@require_GET
+def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
+    try:
+        ctx = comparison_context(request, slug, a, b)
+    except Problem as problem:
+        return JsonResponse({"error": problem.message}, status=problem.status)
+    scores = ctx["scores"]
+    test = {k: (None if isinstance(v, float) and v != v else v) for k, v in ctx["test"].items()}
+    payload = {
+        "benchmark": ctx["benchmark"].slug,
+        "judgments_version": ctx["benchmark"].current_judgments.version,
+        "measure": ctx["measure"],
+        "a": {
+            "submission_id": ctx["a"].pk,
+            "run": ctx["a"].run_name,
+            "mean": float(scores["a"].mean()) if len(scores) else None,
+        },
+        "b": {
+            "submission_id": ctx["b"].pk,
+            "run": ctx["b"].run_name,
+            "mean": float(scores["b"].mean()) if len(scores) else None,
+        },
+        "difference": "a - b",
+        "stored": ctx["stored"],
+        "correction": "none (a single comparison: raw p-values)",
+        "tests": test,
+        "per_need": [
+            {"need_id": need, "a": a_, "b": b_, "diff": d}
+            for need, (a_, b_, d) in zip(
+                scores.index.tolist(), scores.to_numpy().tolist(), strict=True
+            )
+        ],
+    }
+    return HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
