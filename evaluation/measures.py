@@ -342,7 +342,12 @@ def evaluate(
         run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
     requests = _parse_requests(measures)
     ranking = rank_run(qrels, frame, relevance_level, max_depth, complete)
-    run_needs = set(map(str, pd.unique(frame["need_id"].astype(str))))
+    need_column = frame["need_id"]
+    if isinstance(need_column.dtype, pd.CategoricalDtype):
+        used = np.unique(need_column.cat.codes.to_numpy())
+        run_needs = {str(need_column.cat.categories[c]) for c in used if c >= 0}
+    else:
+        run_needs = set(map(str, pd.unique(need_column.astype(str))))
     judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
     unjudged = sorted(run_needs - judged, key=str.encode)
     if unjudged:

@@ -245,8 +245,11 @@ def rank_run(
     if "rank" in run.columns:
         file_rank = np.asarray(run["rank"], dtype=np.float64)
         file_rank = file_rank[keep][perm] if len(keep) < len(run) else file_rank[perm]
-        same = need[1:] == need[:-1]
-        rank_disagrees = bool(np.any(same & ~(file_rank[1:] > file_rank[:-1])))
+        ordered_score = score[perm]
+        # within a need, a strictly lower score must come with a larger rank number;
+        # tied scores may carry their ranks in any order
+        lower = (need[1:] == need[:-1]) & (ordered_score[1:] < ordered_score[:-1])
+        rank_disagrees = bool(np.any(lower & ~(file_rank[1:] > file_rank[:-1])))
     if max_depth is not None:
         inside = np.flatnonzero(rank <= max_depth)
         perm, need, rank = perm[inside], need[inside], rank[inside]
@@ -254,9 +257,8 @@ def rank_run(
     # relevance of each retrieved document: its code among the judged doc ids, then the
     # (need, doc code) pair looked up in the sorted qrels keys
     q_dict = pc.unique(q_doc)
-    q_code = pc.index_in(q_doc, value_set=q_dict).to_numpy(zero_copy_only=False).astype(np.int64)
-    r_code = pc.index_in(r_doc, value_set=q_dict).to_numpy(zero_copy_only=False)
-    r_code = np.nan_to_num(r_code, nan=-1).astype(np.int64)[perm]
+    q_code = pc.index_in(q_doc, value_set=q_dict).to_numpy().astype(np.int64)
+    r_code = pc.fill_null(pc.index_in(r_doc, value_set=q_dict), -1).to_numpy()[perm]
     width = max(len(q_dict), 1)
     q_key = q_need.astype(np.int64) * width + q_code
     key_order = np.argsort(q_key)
