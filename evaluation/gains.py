@@ -11,8 +11,9 @@ positive gains in decreasing order; ndcg is 0 when the ideal DCG is 0.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from evaluation.ranking import Ranking
+from evaluation.ranking import Ranking, within_group_position
 
 
 def _gain_table(r: Ranking, pairs: list[tuple[str, float]]) -> np.ndarray:
@@ -62,8 +63,6 @@ def ndcg(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np.
 
     Example: relevance 1 at rank 2 only, R = 1: (1 / log2 3) / 1 = 0.6309.
     """
-    from evaluation.ranking import within_group_position
-
     table = _gain_table(r, pairs)
     gains = _row_gains(r, table)
     nonzero = gains != 0
@@ -71,6 +70,10 @@ def ndcg(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np.
     ideal_need, ideal_gain = _ideal(r, table)
     position = within_group_position(ideal_need) + 1
     idcg = r.total(ideal_gain / _discount(position), ideal_need)
+    if name.startswith("ideal_dcg"):
+        return {name: idcg}
+    if name.startswith("dcg"):
+        return {name: dcg}
     out = np.zeros(r.n)
     np.divide(dcg, idcg, out=out, where=idcg > 0)
     return {name: out}
@@ -78,8 +81,6 @@ def ndcg(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np.
 
 def ndcg_cut(r: Ranking, cutoffs: list[int]) -> dict[str, np.ndarray]:
     """ndcg_cut_k = DCG@k / ideal DCG@k with gain = relevance level (raw, no parameters)."""
-    from evaluation.ranking import within_group_position
-
     positive = np.flatnonzero(r.rel > 0)
     need, rank = r.need[positive], r.rank[positive]
     terms = r.rel[positive] / _discount(rank)
@@ -151,3 +152,126 @@ def rbp_resid(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str
     any_unjudged = r.count(unjudged) > 0
     value = powers[r.num_ret] + (1 - p) * total
     return {name: np.where(any_unjudged, value, 0.0)}
+
+
+# --------------------------------------------------- trec_eval's experimental gain measures
+
+
+def _group_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Running sum inside each group, added sequentially (bit-identical to a C loop)."""
+    if len(values) == 0:
+        return np.zeros(0)
+    return pd.Series(values).groupby(group).cumsum().to_numpy()
+
+
+def _ideal_by_position(r: Ranking, table: np.ndarray):
+    """Ideal gains flattened (need, gain, 1-based position), and m = positive entries per need."""
+    ideal_need, ideal_gain = _ideal(r, table)
+    position = within_group_position(ideal_need) + 1
+    m = np.bincount(ideal_need, minlength=r.n).astype(np.int64)
+    return ideal_need, ideal_gain, position, m
+
+
+def g_measure(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np.ndarray]:
+    """G (trec_eval's experimental normalised gain, m_G.c).
+
+    A document at rank i with gain g adds g / log2(2 + cost_i - gain_i), where
+    gain_i sums the run's gains down to rank i and cost_i sums max(ideal gain
+    at position j, 1) for j <= i; G divides by the sum of the ideal gains.
+    """
+    table = _gain_table(r, pairs)
+    gains = _row_gains(r, table)
+    ideal_need, ideal_gain, _, m = _ideal_by_position(r, table)
+    starts = np.concatenate(([0], np.cumsum(m)[:-1]))
+    inside = r.rank <= m[r.need]
+    ideal_here = np.zeros(len(r.rank))
+    ideal_here[inside] = ideal_gain[starts[r.need[inside]] + r.rank[inside] - 1]
+    cost = np.maximum(ideal_here, 1.0)
+    sum_cost = _group_cumsum(cost, r.need)
+    sum_results = _group_cumsum(gains, r.need)
+    nonzero = gains != 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = gains[nonzero] / np.log2(2 + sum_cost[nonzero] - sum_results[nonzero])
+    total = r.total(terms, r.need[nonzero])
+    ideal_total = r.total(ideal_gain, ideal_need)
+    out = np.zeros(r.n)
+    np.divide(total, ideal_total, out=out, where=ideal_total > 0)
+    return {name: out}
+
+
+def _dcg_running(r: Ranking, gains: np.ndarray):
+    """Rows with a non-zero gain and the run's DCG down to each of them (sequential sums)."""
+    nonzero = np.flatnonzero(gains != 0)
+    need, rank = r.need[nonzero], r.rank[nonzero]
+    running = _group_cumsum(gains[nonzero] / _discount(rank), need)
+    return nonzero, need, rank, running
+
+
+def _dcg_at(r: Ranking, need, rank, running, at_need, cutoff) -> np.ndarray:
+    """The run's DCG of need ``at_need`` down to rank ``cutoff`` (vectorised lookups)."""
+    width = int(max(r.rank.max(initial=0), cutoff.max(initial=0))) + 2
+    keys = need * width + rank
+    where = np.searchsorted(keys, at_need * width + np.minimum(cutoff, width - 1), side="right") - 1
+    found = (
+        (where >= 0) & (need[np.maximum(where, 0)] == at_need)
+        if len(keys)
+        else np.zeros(len(at_need), bool)
+    )
+    out = np.zeros(len(at_need))
+    out[found] = running[where[found]]
+    return out
+
+
+def ndcg_rel(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np.ndarray]:
+    """ndcg averaged over the relevant documents (m_ndcg_rel.c): at every retrieved
+    document with a positive gain, DCG / ideal DCG down to its rank (the ideal
+    stops growing after its last positive gain); every relevant document not
+    retrieved adds the final DCG / ideal DCG; the sum is divided by the number
+    of positive-gain judged documents."""
+    table = _gain_table(r, pairs)
+    gains = _row_gains(r, table)
+    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table)
+    ideal_running = _group_cumsum(ideal_gain / _discount(position), ideal_need)
+    starts = np.concatenate(([0], np.cumsum(m)[:-1]))
+    ideal_total = r.total(ideal_gain / _discount(position), ideal_need)
+    nonzero, need, rank, running = _dcg_running(r, gains)
+    positive = gains[nonzero] > 0
+    p_need, p_rank, p_dcg = need[positive], rank[positive], running[positive]
+    upto = np.minimum(p_rank, m[p_need])
+    p_ideal = np.where(upto > 0, ideal_running[np.maximum(starts[p_need] + upto - 1, 0)], 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = r.total(p_dcg / p_ideal, p_need)
+        dcg_total = r.total(gains[nonzero] / _discount(rank), need)
+        found = r.count(need=p_need)
+        rest = (m - found).astype(np.float64) * dcg_total / ideal_total
+        value = total + rest
+        out = np.where(value > 0, value / m, 0.0)
+    return {name: out}
+
+
+def rndcg(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np.ndarray]:
+    """ndcg averaged at the R levels (m_Rndcg.c): at every position where the ideal
+    gain changes (the end of each gain level, and where it drops to 0), ndcg
+    down to there; plus the whole ranking when it runs past that point.
+    0 when the need has no relevant document."""
+    table = _gain_table(r, pairs)
+    gains = _row_gains(r, table)
+    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table)
+    ideal_running = _group_cumsum(ideal_gain / _discount(position), ideal_need)
+    # a boundary b (1 <= b <= m) where the ideal gain at position b differs from b - 1's
+    last = np.ones(len(ideal_need), bool)
+    last[:-1] = (ideal_need[1:] != ideal_need[:-1]) | (ideal_gain[1:] != ideal_gain[:-1])
+    b_need, b_pos = ideal_need[last], position[last]  # ndcg down to b = position
+    b_ideal = ideal_running[last]
+    nonzero, need, rank, running = _dcg_running(r, gains)
+    b_dcg = _dcg_at(r, need, rank, running, b_need, np.minimum(b_pos, r.num_ret[b_need]))
+    dcg_total = r.total(gains[nonzero] / _discount(rank), need)
+    ideal_total = r.total(ideal_gain / _discount(position), ideal_need)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = r.total(np.where(b_ideal > 0, b_dcg / b_ideal, 0.0), b_need)
+        count = r.count(b_ideal > 0, b_need).astype(np.float64)
+        tail = (m + 1 < r.num_ret) & (ideal_total > 0)
+        total = np.where(tail, total + dcg_total / ideal_total, total)
+        count = count + tail
+        out = np.where((r.num_rel > 0) & (count > 0), total / count, 0.0)
+    return {name: out}

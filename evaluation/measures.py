@@ -97,7 +97,12 @@ _MEASURES = [
     _Measure("utility", "double_params", d.utility, ("1.0", "-1.0", "0.0", "0.0")),
     _Measure("11pt_avg", "double_params", d.eleven_point, STANDARD_LEVELS),
     _Measure("binG", "plain", d.binary_gain),
+    _Measure("G", "pairs", g.g_measure),
+    _Measure("dcg", "pairs", g.ndcg),
+    _Measure("ideal_dcg", "pairs", g.ndcg),
     _Measure("ndcg", "pairs", g.ndcg),
+    _Measure("ndcg_rel", "pairs", g.ndcg_rel),
+    _Measure("Rndcg", "pairs", g.rndcg),
     _Measure("ndcg_cut", "long_cut", g.ndcg_cut, tuple(_CUTS)),
     _Measure("map_cut", "long_cut", d.map_at, tuple(_CUTS)),
     _Measure("relative_P", "long_cut", d.relative_precision_at, tuple(_CUTS)),
@@ -132,9 +137,9 @@ OFFICIAL = (
     "iprec_at_recall",
     "P",
 )
-ALL_TREC = tuple(m.name for m in _MEASURES)
+ALL_TREC = tuple(m.name for m in _MEASURES if m.name not in ("dcg", "ideal_dcg"))
 #: trec_eval's all_trec measures this engine does not compute (experimental gain measures)
-NOT_IMPLEMENTED = ("G", "ndcg_rel", "Rndcg")
+NOT_IMPLEMENTED: tuple[str, ...] = ()
 _SETS = {
     "official": OFFICIAL,
     "all_trec": ALL_TREC,

@@ -1,8 +1,7 @@
 """Golden tests: the seed's worked example, trec_eval's own suite, 30 adversarial cases.
 
-Every expected line is compared, except:
-- G, ndcg_rel, Rndcg (not implemented; listed in docs/engine.md), filtered out
-  by name below;
+Every expected line is compared (``NOT_IMPLEMENTED`` is empty: all of all_trec
+is computed), with one rule for interpolation:
 - iprec_at_recall_* / 11pt_avg come from the trec_eval 9.0.8 outputs (the seed's
   definition), except where 9.0.8 itself slips: its ``(long)(r * R + 0.9)``
   falls one short of ceil(r * R) (e.g. R = 77, r = 0.3: 23.1 + 0.9 computes
