@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -33,20 +34,10 @@ def submit(request: HttpRequest, slug: str) -> HttpResponse:
     form = None
     refusal = ""
     if request.method == "POST":
-        # Refuse an oversized body before Django spools it to disk.
-        if _content_length(request) > max_upload_bytes() + 1_048_576:
-            refusal = f"The upload is larger than the limit of {max_upload_bytes() // 1048576} MB."
-            status = 413
-        elif not benchmark.is_open:
-            refusal = "This benchmark is closed for submissions."
-            status = 403
-        else:
-            form = SubmissionForm(request.POST, request.FILES, benchmark=benchmark)
-            status = 400
-            if form.is_valid():
-                submission, status = _store(request, benchmark, form)
-                if submission is not None:
-                    return redirect(submission)
+        outcome = receive_run(request, benchmark, request.user)
+        if outcome.submission is not None:
+            return redirect(outcome.submission)
+        form, status, refusal = outcome.form, outcome.status, outcome.refusal
     if form is None:
         form = SubmissionForm(benchmark=benchmark)
     context = {
@@ -58,6 +49,39 @@ def submit(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leaderboard/submit.html", context, status=status)
 
 
+@dataclass
+class Outcome:
+    """What became of an uploaded run: stored (``submission``), or refused with a status
+    code and either form errors or, before the form could run, a ``refusal``."""
+
+    status: int
+    form: SubmissionForm | None = None
+    submission: Submission | None = None
+    refusal: str = ""
+
+
+def receive_run(request: HttpRequest, benchmark: Benchmark, user) -> Outcome:
+    """Check, store and queue a run posted as ``file``, ``run_name``, ``description``.
+
+    The one path for the upload form and the API, so both refuse the same files for the
+    same reasons and share the daily limit. Status: 201 stored, 400 invalid, 403 closed,
+    413 too large, 429 daily limit reached.
+    """
+    # Refuse an oversized body before Django spools it to disk.
+    if _content_length(request) > max_upload_bytes() + 1_048_576:
+        refusal = f"The upload is larger than the limit of {max_upload_bytes() // 1048576} MB."
+        return Outcome(413, refusal=refusal)
+    if not benchmark.is_open:
+        return Outcome(403, refusal="This benchmark is closed for submissions.")
+    form = SubmissionForm(request.POST, request.FILES, benchmark=benchmark)
+    if not form.is_valid():
+        upload = request.FILES.get("file")
+        too_large = upload is not None and upload.size > max_upload_bytes()
+        return Outcome(413 if too_large else 400, form=form)
+    submission, status = _store(user, benchmark, form)
+    return Outcome(status, form=form, submission=submission)
+
+
 def _content_length(request: HttpRequest) -> int:
     try:
         return max(int(request.META.get("CONTENT_LENGTH") or 0), 0)
@@ -65,9 +89,7 @@ def _content_length(request: HttpRequest) -> int:
         return 0
 
 
-def _store(
-    request: HttpRequest, benchmark: Benchmark, form: SubmissionForm
-) -> tuple[Submission | None, int]:
+def _store(user, benchmark: Benchmark, form: SubmissionForm) -> tuple[Submission | None, int]:
     """Store and queue the run; or add an error and give the status code to answer with.
 
     The user's row is locked while counting, so two concurrent uploads cannot both take
@@ -77,11 +99,8 @@ def _store(
     sha256, size = sha256_of(upload.chunks())
     upload.seek(0)
     with transaction.atomic():
-        get_user_model().objects.select_for_update().get(pk=request.user.pk)
-        if (
-            Submission.objects.for_benchmark(benchmark).counted_today(request.user)
-            >= benchmark.daily_limit
-        ):
+        get_user_model().objects.select_for_update().get(pk=user.pk)
+        if Submission.objects.for_benchmark(benchmark).counted_today(user) >= benchmark.daily_limit:
             form.add_error(
                 None,
                 f"You have used all {benchmark.daily_limit} submissions for today (UTC).",
@@ -94,7 +113,7 @@ def _store(
             return None, 400
         submission = Submission(
             benchmark=benchmark,
-            participant=request.user,
+            participant=user,
             run_name=form.cleaned_data["run_name"],
             description=form.cleaned_data["description"],
             size=size,
@@ -103,7 +122,7 @@ def _store(
         submission.file.save(upload.name, upload, save=False)
         submission.save()
         submission.enqueue()
-    return submission, 302
+    return submission, 201
 
 
 @require_GET
