@@ -16,7 +16,7 @@ from django.http import HttpRequest
 
 from evaluation.trec import TrecFormatError, read_needs, read_qrels
 from leaderboard.loading import load_judgments, load_needs, queue_rescore
-from leaderboard.models import Benchmark, InformationNeed, Judgments, Submission
+from leaderboard.models import ApiToken, Benchmark, InformationNeed, Judgments, Submission
 
 
 def _organises(request: HttpRequest, benchmark: Benchmark | None) -> bool:
@@ -267,3 +267,27 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
             submission.requeue(reset_attempts=True)
             submission.enqueue()
         self.message_user(request, "Queued for rescoring.")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Superusers can see and revoke tokens; the raw token is never stored."""
+
+    list_display = ["user", "name", "created", "last_used"]
+    search_fields = ["user__username", "name"]
+    readonly_fields = ["user", "name", "sha256", "created", "last_used"]
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # tokens are issued by their owners on /accounts/tokens/
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

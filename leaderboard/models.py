@@ -11,8 +11,10 @@ against it, so readers never see a half-rescored leaderboard.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import io
 import re
+import secrets
 
 import numpy as np
 import pandas as pd
@@ -502,15 +504,11 @@ class ApiToken(models.Model):
 
     @staticmethod
     def digest(raw: str) -> str:
-        import hashlib  # here rather than at the top: this model was appended last
-
         return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
     @classmethod
     def issue(cls, user, name: str) -> tuple[ApiToken, str]:
         """Create a token for ``user``; returns the row and the raw token, the only copy."""
-        import secrets
-
         raw = cls.PREFIX + secrets.token_urlsafe(32)
         return cls.objects.create(user=user, name=name, sha256=cls.digest(raw)), raw
 

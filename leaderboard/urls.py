@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from leaderboard import accounts, api, exports, uploads, views
+from leaderboard import accounts, exports, tokens, uploads, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -27,7 +27,7 @@ urlpatterns = [
     path("submissions/<int:pk>/per-need.csv", exports.submission_csv, name="submission_csv"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/runs/", uploads.my_submissions, name="my_submissions"),
-    path("accounts/tokens/", api.tokens, name="api_tokens"),
+    path("accounts/tokens/", tokens.tokens, name="api_tokens"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include("leaderboard.api")),
     path("admin/", admin.site.urls),

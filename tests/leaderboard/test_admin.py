@@ -125,3 +125,18 @@ def test_rescore_all_action_requeues_and_rescores(
     runs = Submission.objects.filter(benchmark=demo)
     assert set(runs.values_list("status", flat=True)) == {"scored"}
     assert set(runs.values_list("attempts", flat=True)) == {1}
+
+
+def test_api_tokens_are_for_superusers_only_and_never_shown_raw(
+    client, organizer, django_user_model
+):
+    from leaderboard.models import ApiToken
+
+    _, raw = ApiToken.issue(organizer, "laptop")
+    client.force_login(organizer)
+    assert client.get("/admin/leaderboard/apitoken/").status_code == 403
+    root = django_user_model.objects.create_superuser("root", password="pw-root-123")
+    client.force_login(root)
+    listing = client.get("/admin/leaderboard/apitoken/")
+    assert listing.status_code == 200 and "laptop" in listing.content.decode()
+    assert raw not in listing.content.decode()
