@@ -40,18 +40,78 @@ def _row_gains(r: Ranking, table: np.ndarray) -> np.ndarray:
     return gains
 
 
+def _glibc_msort(items: list, compare) -> list:
+    """glibc 2.36's qsort for small arrays: top-down merge sort, left half n // 2,
+    ties taken from the left. Needed because trec_eval sorts gains with
+    ``(int)(g1 - g2)``, which calls gains less than 1 apart equal."""
+    if len(items) <= 1:
+        return list(items)
+    half = len(items) // 2
+    left, right = _glibc_msort(items[:half], compare), _glibc_msort(items[half:], compare)
+    out = []
+    while left and right:
+        out.append(left.pop(0) if compare(left[0], right[0]) <= 0 else right.pop(0))
+    return out + left + right
+
+
+def _setup_gains(num_levels: int, pairs: list[tuple[str, float]]) -> list[tuple[int, float, bool]]:
+    """trec_eval's gains array (gain_init.c) for a need with levels 0 .. num_levels - 1:
+    (level, gain, holds the level's count) in trec_eval's sorted order, lowest first."""
+    entries: list[tuple[int, float, bool]] = []
+    named: set[int] = set()
+    for key, value in pairs:
+        try:
+            level = int(key)
+        except ValueError:
+            continue  # not a level (e.g. rbp's p=)
+        entries.append((level, float(value), level not in named))
+        named.add(level)
+    entries += [(i, float(i), True) for i in range(num_levels) if i not in named]
+    return _glibc_msort(entries, lambda a, b: int(a[1] - b[1]))
+
+
 def _ideal(
-    r: Ranking, table: np.ndarray, positions: int | None = None
+    r: Ranking, table: np.ndarray, pairs: list[tuple[str, float]] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The ideal gain vector of every need, flattened: (need of each entry, gain)."""
+    """The ideal gain vector of every need, flattened: (need of each entry, gain).
+
+    As trec_eval builds it: walk the sorted gains array from its top, each
+    level repeated by its number of judged documents, stopping at the first
+    level with documents and a gain <= 0 (or at once if the top gain is <= 0).
+    With default gains that is simply the positive levels, best first.
+    """
     levels = r.rel_levels.shape[1]
-    gain = table[:levels]
-    order = np.argsort(-gain, kind="stable")
-    order = order[gain[order] > 0]
-    counts = r.rel_levels[:, order]  # needs x positive levels, best gain first
-    need = np.repeat(np.repeat(np.arange(r.n), len(order)), counts.ravel())
-    values = np.repeat(np.tile(gain[order], r.n), counts.ravel())
-    return need, values
+    if not pairs:
+        gain = table[:levels]
+        order = np.argsort(-gain, kind="stable")
+        order = order[gain[order] > 0]
+        counts = r.rel_levels[:, order]  # needs x positive levels, best gain first
+        need = np.repeat(np.repeat(np.arange(r.n), len(order)), counts.ravel())
+        values = np.repeat(np.tile(gain[order], r.n), counts.ravel())
+        return need, values
+    present = r.rel_levels > 0
+    num_levels = np.where(present.any(axis=1), levels - np.argmax(present[:, ::-1], axis=1), 0)
+    needs_out, gains_out = [], []
+    for size in np.unique(num_levels):  # one gains array per distinct number of levels
+        group = np.flatnonzero(num_levels == size)
+        walk = _setup_gains(int(size), pairs)[::-1]
+        if not walk or walk[0][1] <= 0:
+            continue
+        counts = np.zeros((len(group), len(walk)), np.int64)
+        for j, (level, _, holds) in enumerate(walk):
+            if holds and level < size:
+                counts[:, j] = r.rel_levels[group, level]
+        gain = np.array([g for _, g, _ in walk])
+        stops = (counts > 0) & (gain <= 0)
+        alive = np.cumsum(stops, axis=1) == 0
+        counts = counts * alive * (gain > 0)
+        needs_out.append(np.repeat(np.repeat(group, len(walk)), counts.ravel()))
+        gains_out.append(np.repeat(np.tile(gain, len(group)), counts.ravel()))
+    if not needs_out:
+        return np.zeros(0, np.int64), np.zeros(0)
+    need, values = np.concatenate(needs_out), np.concatenate(gains_out)
+    order = np.argsort(need, kind="stable")
+    return need[order], values[order]
 
 
 def _discount(rank: np.ndarray) -> np.ndarray:
@@ -67,7 +127,7 @@ def ndcg(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np.
     gains = _row_gains(r, table)
     nonzero = gains != 0
     dcg = r.total(gains[nonzero] / _discount(r.rank[nonzero]), r.need[nonzero])
-    ideal_need, ideal_gain = _ideal(r, table)
+    ideal_need, ideal_gain = _ideal(r, table, pairs)
     position = within_group_position(ideal_need) + 1
     idcg = r.total(ideal_gain / _discount(position), ideal_need)
     if name.startswith("ideal_dcg"):
@@ -121,22 +181,23 @@ def rbp(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np.n
     """
     p = _persistence(pairs)
     base = _gain_table(r, pairs)
-    top_level = np.where(r.rel_levels > 0, np.arange(r.rel_levels.shape[1]), -1).max(axis=1)
+    present = r.rel_levels > 0
+    levels = r.rel_levels.shape[1]
+    num_levels = np.where(present.any(axis=1), levels - np.argmax(present[:, ::-1], axis=1), 0)
+    # trec_eval scales the gains into [0, 1] over the need's gains array; its min and
+    # max start uninitialised, which on the builds we compare with behaves as 0
+    low, high = np.zeros(r.n), np.zeros(r.n)
+    for size in np.unique(num_levels):
+        values = [g for _, g, _ in _setup_gains(int(size), pairs)]
+        low[num_levels == size] = min([0.0, *values])
+        high[num_levels == size] = max([0.0, *values])
     gains = np.zeros(len(r.rel))
     judged = r.rel >= 0
     raw = base[r.rel[judged]]
-    # trec_eval normalises over the gains of levels 0 .. the need's highest level
-    need_levels = top_level[r.need[judged]]
-    low = np.zeros(r.n)
-    high = np.zeros(r.n)
-    for level in range(len(base)):
-        present = top_level >= level
-        low = np.where(present, np.minimum(low, base[level]), low)
-        high = np.where(present, np.maximum(high, base[level]), high)
     lo, hi = low[r.need[judged]], high[r.need[judged]]
     scale = (lo < 0) | (hi > 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        gains[judged] = np.where(scale & (need_levels >= 0), (raw - lo) / (hi - lo), raw)
+        gains[judged] = np.where(scale, (raw - lo) / (hi - lo), raw)
     powers = _powers(p, int(r.rank.max()) if len(r.rank) else 0)
     nonzero = gains != 0
     total = r.total(gains[nonzero] * powers[r.rank[nonzero] - 1], r.need[nonzero])
@@ -164,9 +225,9 @@ def _group_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     return pd.Series(values).groupby(group).cumsum().to_numpy()
 
 
-def _ideal_by_position(r: Ranking, table: np.ndarray):
+def _ideal_by_position(r: Ranking, table: np.ndarray, pairs: list[tuple[str, float]]):
     """Ideal gains flattened (need, gain, 1-based position), and m = positive entries per need."""
-    ideal_need, ideal_gain = _ideal(r, table)
+    ideal_need, ideal_gain = _ideal(r, table, pairs)
     position = within_group_position(ideal_need) + 1
     m = np.bincount(ideal_need, minlength=r.n).astype(np.int64)
     return ideal_need, ideal_gain, position, m
@@ -181,7 +242,7 @@ def g_measure(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str
     """
     table = _gain_table(r, pairs)
     gains = _row_gains(r, table)
-    ideal_need, ideal_gain, _, m = _ideal_by_position(r, table)
+    ideal_need, ideal_gain, _, m = _ideal_by_position(r, table, pairs)
     starts = np.concatenate(([0], np.cumsum(m)[:-1]))
     inside = r.rank <= m[r.need]
     ideal_here = np.zeros(len(r.rank))
@@ -230,7 +291,7 @@ def ndcg_rel(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str,
     of positive-gain judged documents."""
     table = _gain_table(r, pairs)
     gains = _row_gains(r, table)
-    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table)
+    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table, pairs)
     ideal_running = _group_cumsum(ideal_gain / _discount(position), ideal_need)
     starts = np.concatenate(([0], np.cumsum(m)[:-1]))
     ideal_total = r.total(ideal_gain / _discount(position), ideal_need)
@@ -256,7 +317,7 @@ def rndcg(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np
     0 when the need has no relevant document."""
     table = _gain_table(r, pairs)
     gains = _row_gains(r, table)
-    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table)
+    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table, pairs)
     ideal_running = _group_cumsum(ideal_gain / _discount(position), ideal_need)
     # a boundary b (1 <= b <= m) where the ideal gain at position b differs from b - 1's
     last = np.ones(len(ideal_need), bool)
@@ -273,5 +334,7 @@ def rndcg(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np
         tail = (m + 1 < r.num_ret) & (ideal_total > 0)
         total = np.where(tail, total + dcg_total / ideal_total, total)
         count = count + tail
-        out = np.where((r.num_rel > 0) & (count > 0), total / count, 0.0)
+        # trec_eval divides 0 by 0 when no R level has a positive ideal DCG (e.g. -l 0
+        # with only non-relevant judgments): it prints -nan, and so do we
+        out = np.where(r.num_rel > 0, np.where(count > 0, total / count, np.nan), 0.0)
     return {name: out}

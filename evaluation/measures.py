@@ -122,6 +122,8 @@ _MEASURES = [
     _Measure("unj", "long_cut", d.unjudged_at, ("5", "10", "20")),
 ]
 _BY_NAME = {m.name: m for m in _MEASURES}
+# measures trec_eval resets after scoring a need on its bogus ranking (-c, no run lines)
+_BOGUS_ZEROED = ("num_ret", "utility", "unj", "rbp_resid")
 
 OFFICIAL = (
     "runid",
@@ -306,6 +308,8 @@ class Evaluation:
 def _fmt(value: float, fmt: str) -> str:
     if fmt == "long":
         return str(int(value))
+    if value != value:  # NaN: C's printf shows 0.0 / 0.0 on x86 as -nan
+        return "  -nan"
     return f"{value:6.4f}"
 
 
@@ -393,9 +397,10 @@ def evaluate(
         values = _compute(req, ranking)
         for name, value in values.items():
             value = np.asarray(value, dtype=np.float64).copy()
-            if m.name != "num_rel":
-                # a need scored only because of -c: trec_eval's bogus ranking gives zeros
-                value[bogus] = np.log(d.MIN_GEO_MEAN) if m.summary == "gm" else 0.0
+            if m.name in _BOGUS_ZEROED:
+                # a need scored only because of -c was ranked on trec_eval's bogus
+                # one-document ranking; trec_eval then zeroes these measures
+                value[bogus] = 0.0
             fmt = "long" if m.integer else "double"
             if m.summary == "gm":
                 summary[name] = float(np.exp(np.cumsum(value)[-1] / n))

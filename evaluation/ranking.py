@@ -114,7 +114,8 @@ class Ranking:
     ``need_ids`` order, then by rank): ``need`` (index into ``need_ids``),
     ``rank`` (1-based), ``rel`` (qrels relevance, ``NONPOOL`` or ``UNJUDGED``).
     Need arrays: ``num_ret``, ``has_run`` (False for a need only scored
-    because of ``complete``), ``rel_levels`` (needs x levels: qrels documents
+    because of ``complete``: it gets trec_eval's bogus ranking, one document
+    outside the qrels at rank 1), ``rel_levels`` (needs x levels: qrels documents
     per non-negative relevance level) and the relevance threshold ``level``.
     """
 
@@ -280,6 +281,16 @@ def rank_run(
     rel_levels = np.bincount(
         q_need[nonneg].astype(np.int64) * levels + q_rel[nonneg], minlength=n * levels
     ).reshape(n, levels)
+    if complete and not has_run.all():
+        # trec_eval -c scores a need without run lines on a bogus one-document
+        # ranking (a doc outside the qrels at rank 1); do the same, so every measure
+        # sees what trec_eval's does (evaluate() then zeroes num_ret etc. as it does)
+        missing = np.flatnonzero(~has_run)
+        at = np.searchsorted(need, missing)
+        need = np.insert(need, at, missing)
+        rank = np.insert(rank, at, 1)
+        rel = np.insert(rel, at, NONPOOL)
+        num_ret = np.bincount(need, minlength=n).astype(np.int64)
     if not complete:
         chosen = np.flatnonzero(has_run)
         remap = np.full(n, -1, np.int64)
