@@ -129,8 +129,17 @@ def _content_lines(data: bytes):
         yield number, stripped.split(), raw
 
 
-def _explain(data: bytes, name: str, kind: str, rows: int | None = None) -> None:
-    """Find the first bad line the slow way and raise for it (error path only)."""
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)", re.I)
+
+
+def _explain(
+    data: bytes, name: str, kind: str, rows: int | None = None, must_fail: bool = False
+) -> None:
+    """Find the first bad line the slow way and raise for it (error path only).
+
+    With ``must_fail`` (the fast readers already failed) and no bad line
+    found, raise an error for the file as a whole rather than return.
+    """
     ncols = _NCOLS[kind]
     seen: dict[tuple[bytes, bytes], int] = {}
     for count, (number, fields, raw) in enumerate(_content_lines(data)):
@@ -162,10 +171,9 @@ def _explain(data: bytes, name: str, kind: str, rows: int | None = None) -> None
                 raise TrecFormatError(name, number, f"relevance {value!r} is not an integer")
         else:
             value = fields[4].decode()
-            try:
-                score = float(value)
-            except ValueError:
-                raise TrecFormatError(name, number, f"score {value!r} is not a number") from None
+            if not _NUMBER.fullmatch(value):
+                raise TrecFormatError(name, number, f"score {value!r} is not a number")
+            score = float(value)
             if not math.isfinite(score):
                 raise TrecFormatError(name, number, f"score {value!r} is not finite")
         key = (fields[0], fields[2])
@@ -177,6 +185,8 @@ def _explain(data: bytes, name: str, kind: str, rows: int | None = None) -> None
                 f"(first on line {seen[key]})",
             )
         seen[key] = number
+    if must_fail:
+        raise TrecFormatError(name, 0, "unreadable file (no single bad line found)")
 
 
 def _line_of_row(data: bytes, row: int) -> int:
@@ -192,9 +202,19 @@ def _line_of_row(data: bytes, row: int) -> int:
 # ------------------------------------------------------------------------ parsing
 
 
-def _read_csv(buffer: bytes, ncols: int, delimiter: str) -> pa.Table:
+_DICT = pa.dictionary(pa.int32(), pa.string())
+
+
+def _read_csv(buffer: bytes, ncols: int, delimiter: str, kind: str) -> pa.Table:
+    """One pyarrow.csv pass. Run columns that repeat (need, Q0, tag) come back
+    dictionary-encoded and the score as float64, which keeps the peak memory of
+    a 7M-line run near the size of the file (a non-number fails the parse and
+    the careful path then names the line)."""
     names = [f"c{i}" for i in range(ncols)]
-    return pcsv.read_csv(
+    types = {n: pa.string() for n in names}
+    if kind == _RUN:
+        types.update(c0=_DICT, c1=_DICT, c4=pa.float64(), c5=_DICT)
+    table = pcsv.read_csv(
         pa.py_buffer(buffer),
         read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
         parse_options=pcsv.ParseOptions(
@@ -205,10 +225,20 @@ def _read_csv(buffer: bytes, ncols: int, delimiter: str) -> pa.Table:
             newlines_in_values=False,
             ignore_empty_lines=False,
         ),
-        convert_options=pcsv.ConvertOptions(
-            column_types={n: pa.string() for n in names}, strings_can_be_null=False
-        ),
+        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False),
     )
+    return table.unify_dictionaries() if kind == _RUN else table
+
+
+def _lengths(column: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """Byte lengths of a string column (of the dictionary for encoded ones)."""
+    if pa.types.is_dictionary(column.type):
+        if column.num_chunks == 0:
+            return None
+        return pc.binary_length(column.chunk(0).dictionary)
+    if pa.types.is_floating(column.type):
+        return None  # a parsed number; its text is not kept
+    return pc.binary_length(column)
 
 
 def _fast_table(data: bytes, kind: str) -> pa.Table | None:
@@ -223,20 +253,29 @@ def _fast_table(data: bytes, kind: str) -> pa.Table | None:
     delimiter = b"\t" if b"\t" in first else b" "
     other = b" " if delimiter == b"\t" else b"\t"
     ncols = len(first.split(delimiter))
-    if (kind == _QRELS and ncols != 4) or (kind == _RUN and ncols < 6):
-        return None
+    if ncols != _NCOLS[kind]:
+        return None  # junk after the sixth run column is truncated by the careful path
     if other in data or b"\v" in data or b"\f" in data or data.startswith(b"#"):
         return None  # single-byte searches: memchr speed
     try:
-        table = _read_csv(data, ncols, delimiter.decode())
+        table = _read_csv(data, ncols, delimiter.decode(), kind)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None  # blank lines, ragged rows ...
-    lengths = [pc.binary_length(column) for column in table.columns]
-    if any(pc.min(length).as_py() == 0 for length in lengths):
+        return None  # blank lines, ragged rows, a score that is no number ...
+    lengths = [length for length in map(_lengths, table.columns) if length is not None]
+    if any(len(length) and pc.min(length).as_py() == 0 for length in lengths):
         return None  # doubled, leading or trailing separators
-    if pc.any(pc.starts_with(table.column(0), "#")).as_py():
+    first_column = table.column(0)
+    if pa.types.is_dictionary(first_column.type):
+        first_column = (
+            first_column.chunk(0).dictionary
+            if first_column.num_chunks
+            else pa.array([], pa.string())
+        )
+    if pc.any(pc.starts_with(first_column, "#")).as_py():
         return None  # comment lines
-    if sum(pc.max(length).as_py() for length in lengths) + ncols - 1 > MAX_LINE_LENGTH:
+    # (a run's score is parsed as a number; its text counts as at most 32 bytes here)
+    longest = sum(pc.max(length).as_py() or 0 for length in lengths) + ncols - 1
+    if longest + (32 if kind == _RUN else 0) > MAX_LINE_LENGTH:
         return None  # some line may be too long: let the careful path say which
     return table.select(list(range(_NCOLS[kind])))
 
@@ -297,10 +336,9 @@ def _normalised_table(data: bytes, name: str, kind: str) -> pa.Table:
     if not buffer.strip():
         raise TrecFormatError(name, 1, "empty file (no content lines)")
     try:
-        return _read_csv(buffer, ncols, " ")
+        return _read_csv(buffer, ncols, " ", kind)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        _explain(data, name, kind)
-        raise  # pragma: no cover - _explain always finds the bad line
+        _explain(data, name, kind, must_fail=True)
 
 
 def _parse(data: bytes, name: str, kind: str) -> tuple[pa.Table, bool]:
@@ -312,8 +350,24 @@ def _parse(data: bytes, name: str, kind: str) -> tuple[pa.Table, bool]:
     return _normalised_table(data, name, kind), False
 
 
-def _row_line(data: bytes, fast: bool, row: int) -> int:
-    return row + 1 if fast else _line_of_row(data, row)
+class _Text:
+    """The file's bytes for the error path only: a file read from a path is
+    dropped once parsed and read again if an error has to be explained."""
+
+    def __init__(self, data: bytes, source: Source, name: str, fast: bool) -> None:
+        reloadable = isinstance(source, (str, os.PathLike)) and fast
+        self._data = None if reloadable else data
+        self._source, self._name, self.fast = source, name, fast
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            self._data = _load(self._source, self._name)[0]
+        return self._data
+
+    def line(self, row: int) -> int:
+        """File line number of a table row."""
+        return row + 1 if self.fast else _line_of_row(self.data, row)
 
 
 # ------------------------------------------------------------------------ hashing
@@ -323,25 +377,28 @@ def _string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     """A 64-bit polynomial hash of every string (Horner's rule over byte positions).
 
     Used only to find duplicate doc ids (candidates are then compared exactly);
-    one numpy pass per byte position beats building a dictionary of millions
-    of distinct doc ids.
+    one numpy pass per byte position, chunk by chunk, beats building a
+    dictionary of millions of distinct doc ids.
     """
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks() if column.num_chunks else pa.array([], pa.string())
-    column = column.cast(pa.large_string())
-    if len(column) == 0:
-        return np.zeros(0, np.uint64)
-    offsets = np.frombuffer(column.buffers()[1], np.int64)[
-        column.offset : column.offset + len(column) + 1
-    ]
-    values = np.frombuffer(column.buffers()[2], np.uint8)
-    starts, lengths = offsets[:-1], np.diff(offsets)
-    prime, last = np.uint64(0x100000001B3), max(len(values) - 1, 0)
-    out = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for j in range(int(lengths.max())):
-        byte = values[np.minimum(starts + j, last)].astype(np.uint64) + np.uint64(1)
-        out = np.where(j < lengths, out * prime + byte, out)
-    return out
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = [np.zeros(0, np.uint64)]
+    prime = np.uint64(0x100000001B3)
+    for chunk in chunks:
+        if len(chunk) == 0:
+            continue
+        width = np.int64 if chunk.type == pa.large_string() else np.int32
+        offsets = np.frombuffer(chunk.buffers()[1], width)[
+            chunk.offset : chunk.offset + len(chunk) + 1
+        ]
+        values = np.frombuffer(chunk.buffers()[2], np.uint8)
+        starts, lengths = offsets[:-1].astype(np.int64), np.diff(offsets)
+        last = max(len(values) - 1, 0)
+        hashed = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        for j in range(int(lengths.max())):
+            byte = values[np.minimum(starts + j, last)].astype(np.uint64) + np.uint64(1)
+            hashed = np.where(j < lengths, hashed * prime + byte, hashed)
+        out.append(hashed)
+    return np.concatenate(out)
 
 
 def _first_duplicate(need_codes: np.ndarray, docs: pa.ChunkedArray) -> tuple[int, int] | None:
@@ -382,11 +439,12 @@ def read_qrels(source: Source, name: str | None = None) -> pd.DataFrame:
     """
     data, name = _load(source, name)
     table, fast = _parse(data, name, _QRELS)
+    text = _Text(data, source, name, fast)
+    del data
     try:
         relevance = pc.cast(table.column(3), pa.int64())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        _explain(data, name, _QRELS)
-        raise
+        _explain(text.data, name, _QRELS, must_fail=True)
     need = pc.dictionary_encode(table.column(0)).combine_chunks()
     need_codes = need.indices.to_numpy(zero_copy_only=False)
     duplicate = _first_duplicate(need_codes, table.column(2))
@@ -395,8 +453,8 @@ def read_qrels(source: Source, name: str | None = None) -> pd.DataFrame:
         doc, qid = table.column(2)[second].as_py(), table.column(0)[second].as_py()
         raise TrecFormatError(
             name,
-            _row_line(data, fast, second),
-            f"doc_id {doc!r} judged twice for need {qid!r} (first on line {_row_line(data, fast, first)})",
+            text.line(second),
+            f"doc_id {doc!r} judged twice for need {qid!r} (first on line {text.line(first)})",
         )
     return pd.DataFrame(
         {
@@ -421,30 +479,24 @@ def read_run(source: Source, name: str | None = None) -> Run:
     """
     data, name = _load(source, name)
     table, fast = _parse(data, name, _RUN)
-    try:
-        score = pc.cast(table.column(4), pa.float64())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        _explain(data, name, _RUN)
-        raise
-    scores = score.to_numpy()
-    bad = np.flatnonzero(~np.isfinite(scores))
-    if len(bad):
-        row = int(bad[0])
-        raise TrecFormatError(
-            name,
-            _row_line(data, fast, row),
-            f"score {table.column(4)[row].as_py()!r} is not finite",
-        )
-    need = pc.dictionary_encode(table.column(0)).combine_chunks()
-    need_codes = need.indices.to_numpy(zero_copy_only=False)
+    text = _Text(data, source, name, fast)
+    del data
+    scores = table.column(4).to_numpy()
+    if not np.isfinite(scores).all():
+        _explain(text.data, name, _RUN, must_fail=True)  # names the first nan or inf
+    need = table.column(0)
+    need_codes = np.concatenate(
+        [np.zeros(0, np.int32)] + [c.indices.to_numpy(zero_copy_only=False) for c in need.chunks]
+    )
+    dictionary = need.chunk(0).dictionary if need.num_chunks else pa.array([], pa.string())
     duplicate = _first_duplicate(need_codes, table.column(2))
     if duplicate is not None:
         first, second = duplicate
-        doc, qid = table.column(2)[second].as_py(), table.column(0)[second].as_py()
+        doc, qid = table.column(2)[second].as_py(), dictionary[int(need_codes[second])].as_py()
         raise TrecFormatError(
             name,
-            _row_line(data, fast, second),
-            f"doc_id {doc!r} twice for need {qid!r} (first on line {_row_line(data, fast, first)})",
+            text.line(second),
+            f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
         )
     try:
         rank = pc.cast(table.column(3), pa.float64()).to_numpy()
@@ -452,8 +504,15 @@ def read_run(source: Source, name: str | None = None) -> Run:
         rank = np.full(len(scores), np.nan)
     warnings: list[str] = []
     tags = table.column(5)
-    tag = tags[len(tags) - 1].as_py()
-    distinct = pc.count_distinct(tags).as_py()
+    tag = str(tags[len(tags) - 1].as_py())
+    distinct = int(
+        (
+            np.bincount(
+                np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in tags.chunks])
+            )
+            > 0
+        ).sum()
+    )
     if distinct > 1:
         warnings.append(
             f"{name}: {distinct} different tags in the run; its runid is the last line's, {tag!r}"
@@ -461,7 +520,7 @@ def read_run(source: Source, name: str | None = None) -> Run:
     frame = pd.DataFrame(
         {
             "need_id": pd.Categorical.from_codes(
-                need_codes, categories=pd.Index(need.dictionary.to_pylist(), dtype="str")
+                need_codes, categories=pd.Index(dictionary.to_pylist(), dtype="str")
             ),
             "doc_id": pd.Series(table.column(2), dtype="str").array,
             "score": scores,
