@@ -1,0 +1,378 @@
+"""Bytes to columns for TREC files: the fast pyarrow path, the vectorised
+normalisation for irregular whitespace, and the slow line-by-line explainer
+that names ``file:line: reason`` when a file is bad. Used by
+:mod:`evaluation.trec` (the public readers) and :mod:`evaluation.topics`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import re
+from typing import BinaryIO
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+_QRELS, _RUN = "qrels", "run"
+MAX_LINE_LENGTH = 10_000
+_NCOLS = {_QRELS: 4, _RUN: 6}
+_WHITESPACE = b" \t\r\v\f"
+
+Source = str | os.PathLike | BinaryIO | bytes
+
+
+class TrecFormatError(ValueError):
+    """A bad input file: ``str(err) == f"{path}:{line}: {reason}"``.
+
+    ``line`` is 1-based (the first line of the file is line 1).
+    """
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.path = path
+        self.line = line
+        self.reason = reason
+
+
+# --------------------------------------------------------------------------- bytes
+
+
+def _load(source: Source, name: str | None) -> tuple[bytes, str]:
+    """Return the (decompressed) bytes of a path or binary file and its display name."""
+    if isinstance(source, bytes):
+        data, default = source, "<bytes>"
+    elif isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            data = f.read()
+        default = os.fspath(source)
+    else:
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode()
+        default = getattr(source, "name", None) or "<stream>"
+        if not isinstance(default, str):
+            default = "<stream>"
+    name = name or default
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise TrecFormatError(name, 1, f"corrupt gzip data ({exc})") from None
+    return data, name
+
+
+def _check_bytes(data: bytes, name: str) -> None:
+    """Reject empty and binary files before parsing."""
+    if re.search(rb"\S", data) is None:
+        raise TrecFormatError(name, 1, "empty file")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise TrecFormatError(name, data.count(b"\n", 0, nul) + 1, "binary file (NUL byte)")
+
+
+def _content_lines(data: bytes):
+    """Yield (line number, fields) for every line trec_eval would parse."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        stripped = raw.strip(_WHITESPACE)
+        if not stripped or stripped.startswith(b"#"):
+            if len(raw) > MAX_LINE_LENGTH:
+                yield number, None, raw
+            continue
+        yield number, stripped.split(), raw
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)", re.I)
+
+
+def _explain(
+    data: bytes, name: str, kind: str, rows: int | None = None, must_fail: bool = False
+) -> None:
+    """Find the first bad line the slow way and raise for it (error path only).
+
+    With ``must_fail`` (the fast readers already failed) and no bad line
+    found, raise an error for the file as a whole rather than return.
+    """
+    ncols = _NCOLS[kind]
+    seen: dict[tuple[bytes, bytes], int] = {}
+    for count, (number, fields, raw) in enumerate(_content_lines(data)):
+        if rows is not None and count >= rows:
+            break
+        if len(raw) > MAX_LINE_LENGTH:
+            raise TrecFormatError(name, number, f"line longer than {MAX_LINE_LENGTH} characters")
+        if fields is None:
+            continue
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TrecFormatError(name, number, "binary file (not UTF-8 text)") from None
+        if kind == _QRELS and len(fields) != ncols:
+            raise TrecFormatError(
+                name,
+                number,
+                f"expected 4 columns (need_id iteration doc_id relevance), got {len(fields)}",
+            )
+        if kind == _RUN and len(fields) < ncols:
+            raise TrecFormatError(
+                name,
+                number,
+                f"expected 6 columns (need_id Q0 doc_id rank score tag), got {len(fields)}",
+            )
+        if kind == _QRELS:
+            value = fields[3].decode()
+            if not re.fullmatch(r"[+-]?\d+", value):
+                raise TrecFormatError(name, number, f"relevance {value!r} is not an integer")
+        else:
+            value = fields[4].decode()
+            if not _NUMBER.fullmatch(value):
+                raise TrecFormatError(name, number, f"score {value!r} is not a number")
+            score = float(value)
+            if not math.isfinite(score):
+                raise TrecFormatError(name, number, f"score {value!r} is not finite")
+        key = (fields[0], fields[2])
+        if key in seen:
+            raise TrecFormatError(
+                name,
+                number,
+                f"doc_id {fields[2].decode()!r} twice for need {fields[0].decode()!r} "
+                f"(first on line {seen[key]})",
+            )
+        seen[key] = number
+    if must_fail:
+        raise TrecFormatError(name, 0, "unreadable file (no single bad line found)")
+
+
+def _line_of_row(data: bytes, row: int) -> int:
+    """Line number of the ``row``-th content line (0-based), the slow way."""
+    for count, (number, _fields, _) in enumerate(
+        item for item in _content_lines(data) if item[1] is not None
+    ):
+        if count == row:
+            return number
+    return 0
+
+
+# ------------------------------------------------------------------------ parsing
+
+
+_DICT = pa.dictionary(pa.int32(), pa.string())
+
+
+def _read_csv(buffer: bytes, ncols: int, delimiter: str, kind: str) -> pa.Table:
+    """One pyarrow.csv pass. Run columns that repeat (need, Q0, tag) come back
+    dictionary-encoded and the score as float64, which keeps the peak memory of
+    a 7M-line run near the size of the file (a non-number fails the parse and
+    the careful path then names the line)."""
+    names = [f"c{i}" for i in range(ncols)]
+    types = {n: pa.string() for n in names}
+    if kind == _RUN:
+        types.update(c0=_DICT, c1=_DICT, c4=pa.float64(), c5=_DICT)
+    table = pcsv.read_csv(
+        pa.py_buffer(buffer),
+        read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
+        parse_options=pcsv.ParseOptions(
+            delimiter=delimiter,
+            quote_char=False,
+            double_quote=False,
+            escape_char=False,
+            newlines_in_values=False,
+            ignore_empty_lines=False,
+        ),
+        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False),
+    )
+    return table.unify_dictionaries() if kind == _RUN else table
+
+
+def _lengths(column: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """Byte lengths of a string column (of the dictionary for encoded ones)."""
+    if pa.types.is_dictionary(column.type):
+        if column.num_chunks == 0:
+            return None
+        return pc.binary_length(column.chunk(0).dictionary)
+    if pa.types.is_floating(column.type):
+        return None  # a parsed number; its text is not kept
+    return pc.binary_length(column)
+
+
+def _fast_table(data: bytes, kind: str) -> pa.Table | None:
+    """Parse a regular file (one delimiter between fields) or return None.
+
+    Regular means: the delimiter of the first line (tab or space) and nothing
+    else separates fields, no doubled separators, no blank, comment, indented
+    or trailing-blank lines. Checked with single-byte searches and one pass
+    over each column's lengths, cheap next to the parse itself.
+    """
+    first = data[: data.find(b"\n") if b"\n" in data else len(data)]
+    delimiter = b"\t" if b"\t" in first else b" "
+    other = b" " if delimiter == b"\t" else b"\t"
+    ncols = len(first.split(delimiter))
+    if ncols != _NCOLS[kind]:
+        return None  # junk after the sixth run column is truncated by the careful path
+    if other in data or b"\v" in data or b"\f" in data or data.startswith(b"#"):
+        return None  # single-byte searches: memchr speed
+    try:
+        table = _read_csv(data, ncols, delimiter.decode(), kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None  # blank lines, ragged rows, a score that is no number ...
+    lengths = [length for length in map(_lengths, table.columns) if length is not None]
+    if any(len(length) and pc.min(length).as_py() == 0 for length in lengths):
+        return None  # doubled, leading or trailing separators
+    first_column = table.column(0)
+    if pa.types.is_dictionary(first_column.type):
+        first_column = (
+            first_column.chunk(0).dictionary
+            if first_column.num_chunks
+            else pa.array([], pa.string())
+        )
+    if pc.any(pc.starts_with(first_column, "#")).as_py():
+        return None  # comment lines
+    # (a run's score is parsed as a number; its text counts as at most 32 bytes here)
+    longest = sum(pc.max(length).as_py() or 0 for length in lengths) + ncols - 1
+    if longest + (32 if kind == _RUN else 0) > MAX_LINE_LENGTH:
+        return None  # some line may be too long: let the careful path say which
+    return table.select(list(range(_NCOLS[kind])))
+
+
+def _normalise_chunk(chunk: np.ndarray, ncols: int, keep_extra: bool) -> tuple[np.ndarray, int]:
+    """Collapse blanks to one space, strip lines, drop blank/comment lines and
+    (for runs) everything after the ``ncols``-th field; all vectorised.
+
+    Returns the new bytes and the longest line length of the original chunk.
+    """
+    newline = chunk == 10
+    ends = np.flatnonzero(newline)
+    starts = np.concatenate(([0], ends[:-1] + 1)) if len(ends) else np.array([0])
+    longest = int((ends - starts).max()) if len(ends) else len(chunk)
+    blank = np.isin(chunk, np.frombuffer(_WHITESPACE, np.uint8))
+    prev_sep = np.empty_like(blank)
+    prev_sep[0] = True
+    prev_sep[1:] = blank[:-1] | newline[:-1]
+    out = chunk[~blank | ~prev_sep].copy()
+    is_blank = np.isin(out, np.frombuffer(_WHITESPACE, np.uint8))
+    out[is_blank] = 32
+    next_nl = np.empty(len(out), bool)
+    next_nl[-1] = True
+    next_nl[:-1] = out[1:] == 10
+    out = out[~(is_blank & next_nl)]
+    newline = out == 10
+    line_id = np.cumsum(newline, dtype=np.int64) - newline  # the newline belongs to its line
+    line_start = np.empty(len(out), bool)
+    line_start[0] = True
+    line_start[1:] = newline[:-1]
+    empty_or_comment = line_start & ((out == 35) | newline)
+    drop_line = np.zeros(int(line_id[-1]) + 2, bool)
+    drop_line[line_id[empty_or_comment]] = True
+    keep = ~drop_line[line_id]
+    if not keep_extra:
+        space = out == 32
+        seps = np.cumsum(space, dtype=np.int64)
+        base = np.maximum.accumulate(np.where(newline, seps, 0))
+        before = seps - np.concatenate(([0], base[:-1]))
+        keep &= newline | (before < ncols)
+    return out[keep], longest
+
+
+def _normalised_table(data: bytes, name: str, kind: str) -> pa.Table:
+    ncols = _NCOLS[kind]
+    raw = np.frombuffer(data if data.endswith(b"\n") else data + b"\n", np.uint8)
+    pieces, start, step = [], 0, 1 << 24
+    while start < len(raw):
+        stop = min(start + step, len(raw))
+        while raw[stop - 1] != 10:
+            stop += 1
+        piece, longest = _normalise_chunk(raw[start:stop], ncols, keep_extra=kind == _QRELS)
+        if longest > MAX_LINE_LENGTH:
+            _explain(data, name, kind)
+        pieces.append(piece)
+        start = stop
+    buffer = np.concatenate(pieces).tobytes()
+    if not buffer.strip():
+        raise TrecFormatError(name, 1, "empty file (no content lines)")
+    try:
+        return _read_csv(buffer, ncols, " ", kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        _explain(data, name, kind, must_fail=True)
+
+
+def _parse(data: bytes, name: str, kind: str) -> tuple[pa.Table, bool]:
+    """Split a file into string columns; ``fast`` tells whether row i is line i+1."""
+    _check_bytes(data, name)
+    table = _fast_table(data, kind)
+    if table is not None:
+        return table, True
+    return _normalised_table(data, name, kind), False
+
+
+class _Text:
+    """The file's bytes for the error path only: a file read from a path is
+    dropped once parsed and read again if an error has to be explained."""
+
+    def __init__(self, data: bytes, source: Source, name: str, fast: bool) -> None:
+        reloadable = isinstance(source, (str, os.PathLike)) and fast
+        self._data = None if reloadable else data
+        self._source, self._name, self.fast = source, name, fast
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            self._data = _load(self._source, self._name)[0]
+        return self._data
+
+    def line(self, row: int) -> int:
+        """File line number of a table row."""
+        return row + 1 if self.fast else _line_of_row(self.data, row)
+
+
+# ------------------------------------------------------------------------ hashing
+
+
+def _string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A 64-bit polynomial hash of every string (Horner's rule over byte positions).
+
+    Used only to find duplicate doc ids (candidates are then compared exactly);
+    one numpy pass per byte position, chunk by chunk, beats building a
+    dictionary of millions of distinct doc ids.
+    """
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = [np.zeros(0, np.uint64)]
+    prime = np.uint64(0x100000001B3)
+    for chunk in chunks:
+        if len(chunk) == 0:
+            continue
+        width = np.int64 if chunk.type == pa.large_string() else np.int32
+        offsets = np.frombuffer(chunk.buffers()[1], width)[
+            chunk.offset : chunk.offset + len(chunk) + 1
+        ]
+        values = np.frombuffer(chunk.buffers()[2], np.uint8)
+        starts, lengths = offsets[:-1].astype(np.int64), np.diff(offsets)
+        last = max(len(values) - 1, 0)
+        hashed = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        for j in range(int(lengths.max())):
+            byte = values[np.minimum(starts + j, last)].astype(np.uint64) + np.uint64(1)
+            hashed = np.where(j < lengths, hashed * prime + byte, hashed)
+        out.append(hashed)
+    return np.concatenate(out)
+
+
+def _first_duplicate(need_codes: np.ndarray, docs: pa.ChunkedArray) -> tuple[int, int] | None:
+    """Rows (first, second) of the first repeated (need, doc) pair in file order, if any."""
+    key = _string_hash(docs) ^ (need_codes.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F))
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    found = []
+    for i in np.flatnonzero(ordered[1:] == ordered[:-1]):  # candidates only; collisions checked
+        a, b = int(order[i]), int(order[i + 1])
+        if need_codes[a] == need_codes[b] and docs[a].as_py() == docs[b].as_py():
+            found.append((min(a, b), max(a, b)))
+    if not found:
+        return None
+    # the first line that repeats an earlier one, as a reader going down the file sees it
+    second = min(b for _, b in found)
+    first = min(a for a, b in found if b == second)
+    return first, second
