@@ -225,27 +225,30 @@ def rank_run(
     run_need = run["need_id"]
     if isinstance(run_need.dtype, pd.CategoricalDtype):
         categories = [str(c) for c in run_need.cat.categories]
-        r_need = need_index.get_indexer(pd.Index(categories, dtype=object))
+        by_category = need_index.get_indexer(pd.Index(categories, dtype=object)).astype(np.int32)
         codes = run_need.cat.codes.to_numpy()
-        r_need = np.where(codes >= 0, r_need[codes], -1)
+        r_need = by_category[codes]
+        if (codes < 0).any():
+            r_need[codes < 0] = -1
     else:
         r_need = need_index.get_indexer(pd.Index(run_need.astype("str").to_numpy(dtype=object)))
-    keep = np.flatnonzero(r_need >= 0)
+        r_need = r_need.astype(np.int32)
     r_doc_all = _as_arrow_strings(run["doc_id"])
     score = np.asarray(run["score"], dtype=np.float64)
-    if len(keep) < len(r_need):
+    keep = None
+    if (r_need < 0).any():  # lines of needs without judgments are dropped
+        keep = np.flatnonzero(r_need >= 0)
         r_need, score = r_need[keep], score[keep]
         r_doc = r_doc_all.take(pa.array(keep))
     else:
         r_doc = r_doc_all
-    r_need = r_need.astype(np.int32)
     perm = trec_order(r_need, score, r_doc)
     need = r_need[perm]
     rank = within_group_position(need) + 1
     rank_disagrees = False
     if "rank" in run.columns:
         file_rank = np.asarray(run["rank"], dtype=np.float64)
-        file_rank = file_rank[keep][perm] if len(keep) < len(run) else file_rank[perm]
+        file_rank = file_rank[keep][perm] if keep is not None else file_rank[perm]
         ordered_score = score[perm]
         # within a need, a strictly lower score must come with a larger rank number;
         # tied scores may carry their ranks in any order
@@ -291,17 +294,17 @@ def rank_run(
         rank = np.insert(rank, at, 1)
         rel = np.insert(rel, at, NONPOOL)
         num_ret = np.bincount(need, minlength=n).astype(np.int64)
-    if not complete:
+    if not complete and not has_run.all():
         chosen = np.flatnonzero(has_run)
-        remap = np.full(n, -1, np.int64)
+        remap = np.full(n, -1, np.int32)
         remap[chosen] = np.arange(len(chosen))
-        need = remap[need].astype(np.int64)
+        need = remap[need]
         judged_needs = [judged_needs[i] for i in chosen]
         num_ret, has_run, rel_levels = num_ret[chosen], has_run[chosen], rel_levels[chosen]
     return Ranking(
         need_ids=np.array(judged_needs, dtype=object),
-        need=need.astype(np.int64),
-        rank=rank.astype(np.int64),
+        need=need,
+        rank=rank,
         rel=rel,
         num_ret=num_ret,
         has_run=has_run,
