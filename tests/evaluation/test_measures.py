@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.interpolation import interpolated_curve
 from evaluation.measures import (
     ALL_TREC,
     evaluate,
+    interpolated_curve,
     precision_recall_points,
     relevant_ranks,
 )
@@ -221,12 +221,15 @@ def test_seed_figure_1_points():
 
 def test_seed_interpolated_curve():
     qrels, run = seed("A")
-    ranking = rank_run(qrels, run.frame, complete=True)
-    per_need, mean = interpolated_curve(ranking)
+    per_need, mean = interpolated_curve(qrels, run, complete=True)
     cs = per_need.loc["cs-foundations"]
     assert (cs[0.0], cs[0.9], cs[1.0]) == (1.0, 0.0, 0.0)
     assert cs[0.2] == 4 / 7
-    assert round(mean[0.0], 4) == 0.75
+    summary = evaluate(qrels, run, ["iprec_at_recall"], complete=True).summary
+    assert mean.tolist() == list(summary.values())
+    # the same from an existing ordering
+    again, _ = interpolated_curve(rank_run(qrels, run.frame, complete=True))
+    pd.testing.assert_frame_equal(again, per_need)
 
 
 def test_precision_recall_points_edge_cases():
