@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import mmap
 import os
 import re
 from typing import BinaryIO
@@ -47,7 +48,14 @@ def _load(source: Source, name: str | None) -> tuple[bytes, str]:
         data, default = source, "<bytes>"
     elif isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
-            data = f.read()
+            size = os.fstat(f.fileno()).st_size
+            if size > 1 << 20 and f.read(2) != b"\x1f\x8b":
+                # a big plain file is mapped, not copied: pyarrow parses the pages
+                # in place and the bytes never sit in memory twice
+                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            else:
+                f.seek(0)
+                data = f.read()
         default = os.fspath(source)
     else:
         data = source.read()
@@ -71,12 +79,12 @@ def _check_bytes(data: bytes, name: str) -> None:
         raise TrecFormatError(name, 1, "empty file")
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise TrecFormatError(name, data.count(b"\n", 0, nul) + 1, "binary file (NUL byte)")
+        raise TrecFormatError(name, bytes(data[:nul]).count(b"\n") + 1, "binary file (NUL byte)")
 
 
 def _content_lines(data: bytes):
     """Yield (line number, fields) for every line trec_eval would parse."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+    for number, raw in enumerate(bytes(data).split(b"\n"), start=1):
         stripped = raw.strip(_WHITESPACE)
         if not stripped or stripped.startswith(b"#"):
             if len(raw) > MAX_LINE_LENGTH:
@@ -205,13 +213,14 @@ def _fast_table(data: bytes, kind: str) -> pa.Table | None:
     or trailing-blank lines. Checked with single-byte searches and one pass
     over each column's lengths, cheap next to the parse itself.
     """
-    first = data[: data.find(b"\n") if b"\n" in data else len(data)]
+    end = data.find(b"\n")
+    first = bytes(data[: end if end >= 0 else len(data)])
     delimiter = b"\t" if b"\t" in first else b" "
     other = b" " if delimiter == b"\t" else b"\t"
     ncols = len(first.split(delimiter))
     if ncols != _NCOLS[kind]:
         return None  # junk after the sixth run column is truncated by the careful path
-    if other in data or b"\v" in data or b"\f" in data or data.startswith(b"#"):
+    if any(data.find(byte) >= 0 for byte in (other, b"\v", b"\f")) or data[:1] == b"#":
         return None  # single-byte searches: memchr speed
     try:
         table = _read_csv(data, ncols, delimiter.decode(), kind)
@@ -277,7 +286,7 @@ def _normalise_chunk(chunk: np.ndarray, ncols: int, keep_extra: bool) -> tuple[n
 
 def _normalised_table(data: bytes, name: str, kind: str) -> pa.Table:
     ncols = _NCOLS[kind]
-    raw = np.frombuffer(data if data.endswith(b"\n") else data + b"\n", np.uint8)
+    raw = np.frombuffer(data if data[-1:] == b"\n" else bytes(data) + b"\n", np.uint8)
     pieces, start, step = [], 0, 1 << 24
     while start < len(raw):
         stop = min(start + step, len(raw))

@@ -33,6 +33,7 @@ def read_needs(source: Source, name: str | None = None) -> pd.DataFrame:
     'foreign minorities, Germany'
     """
     data, name = _load(source, name)
+    data = bytes(data)  # needs files are small; a mapped file becomes plain bytes
     _check_bytes(data, name)
     rows: list[tuple[str, str, str, int]] = []
     if _TOP.search(data):

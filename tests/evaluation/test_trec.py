@@ -218,3 +218,32 @@ def test_seed_needs_fixture():
     seed = Path(__file__).resolve().parent.parent / "fixtures" / "seed-library"
     needs = read_needs(seed / "needs.tsv")
     assert needs.need_id.tolist() == ["cs-foundations", "stage-plays", "atwood", "russian-novels"]
+
+
+def big_run(lines: int = 40_000) -> bytes:
+    """Over 1 MB: big files are memory-mapped instead of read."""
+    return b"".join(
+        b"q%d Q0 doc%06d %d %d.5 tag\n" % (i // 1000, i, i % 1000 + 1, 1000 - i % 1000)
+        for i in range(lines)
+    )
+
+
+def test_big_files_mapped_read_and_errors(tmp_path):
+    data = big_run()
+    assert len(data) > 1 << 20
+    run = read_run(write(tmp_path, "big.run", data))
+    assert len(run.frame) == 40_000 and run.frame.score.iloc[-1] == 1.5
+    messy = write(tmp_path, "messy.run", data.replace(b" Q0 ", b"\tQ0  "))
+    assert read_run(messy).frame.doc_id.tolist() == run.frame.doc_id.tolist()
+    bad_score = write(tmp_path, "bad1.run", data + b"q9 Q0 x 1 oops tag\n")
+    with pytest.raises(TrecFormatError, match=r"bad1\.run:40001: score 'oops' is not a number"):
+        read_run(bad_score)
+    duplicate = write(tmp_path, "bad2.run", data + b"q39 Q0 doc039999 9 0.1 tag\n")
+    with pytest.raises(
+        TrecFormatError,
+        match=r":40001: doc_id 'doc039999' twice for need 'q39' \(first on line 40000\)",
+    ):
+        read_run(duplicate)
+    with_nul = write(tmp_path, "bad3.run", data + b"\x00")
+    with pytest.raises(TrecFormatError, match=r":40001: binary file"):
+        read_run(with_nul)
