@@ -105,16 +105,25 @@ def generate(folder: Path, needs: int, seed: int = 20261130) -> tuple[Path, Path
     return qrels_path, run_path
 
 
+TIME = shutil.which("time") or "/usr/bin/time"
+
+
 def timed(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process."""
+    """Wall seconds and peak RSS (MB) of one child process.
+
+    The RSS comes from ``/usr/bin/time -f %M`` when it exists: a child started
+    straight from this (large) Python process would report this process's RSS
+    as its own floor, since Linux carries the pre-exec high-water mark over.
+    """
+    wrapper = [TIME, "-f", "%M"] if os.path.exists(TIME) else []
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
+    done = subprocess.run([*wrapper, *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
-    if status != 0:
-        raise RuntimeError(f"{command[0]} failed: {process.stderr.read().decode()[-500:]}")
-    process.returncode = 0
-    return elapsed, usage.ru_maxrss / 1024
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed: {done.stderr.decode()[-500:]}")
+    if wrapper:
+        return elapsed, int(done.stderr.decode().split()[-1]) / 1024
+    return elapsed, float("nan")
 
 
 def tools(qrels: Path, run: Path, folder: Path, trec_eval: str | None) -> dict[str, list[str]]:
