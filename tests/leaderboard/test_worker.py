@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 
 from leaderboard.celery import app
 from leaderboard.loading import load_judgments, load_needs
@@ -49,6 +50,13 @@ def start_worker(queue, settings, tmp_path):
     yield start
     for worker in workers:
         worker.stop()
+    # A SIGKILLed worker's database session can outlive it for a moment; end it so the
+    # test database can be dropped at the end of the run.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture
