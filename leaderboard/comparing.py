@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.significance import compare_pair, tukey_hsd_blocked
+from evaluation.significance import PAIR_KEYS, compare_pair, tukey_hsd_blocked
 from leaderboard.models import Comparison, Result, Submission
 from leaderboard.ranking import ALPHA, ELEVEN, TOP_RUNS, Board, Row, adjusted, judged
 
@@ -51,23 +51,6 @@ def stats_for_pair(
         )
     result["permutations"] = permutations
     return result, False
-
-
-PAIR_KEYS = [
-    "n",
-    "mean_diff",
-    "ci_low",
-    "ci_high",
-    "effect_size",
-    "wins",
-    "ties",
-    "losses",
-    "t_statistic",
-    "t_p",
-    "wilcoxon_statistic",
-    "wilcoxon_p",
-    "randomization_p",
-]
 
 
 def _negated(value: Any) -> Any:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+
+DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 
 @pytest.fixture(autouse=True)
@@ -33,6 +36,21 @@ def demo(db, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         call_command("load_demo", stdout=io.StringIO())
     return Benchmark.objects.get(slug="library")
+
+
+@pytest.fixture
+def library(db):
+    """The seed's library benchmark with its needs and judgments, no runs yet."""
+    from leaderboard.loading import load_judgments, load_needs
+    from leaderboard.models import Benchmark
+
+    benchmark = Benchmark.objects.create(slug="library", title="Library", daily_limit=3)
+    with open(DEMO / "needs.tsv", "rb") as needs:
+        load_needs(benchmark, needs, "needs.tsv")
+    with open(DEMO / "qrels.txt", "rb") as qrels:
+        load_judgments(benchmark, qrels, "qrels.txt")
+    benchmark.refresh_from_db()
+    return benchmark
 
 
 @pytest.fixture

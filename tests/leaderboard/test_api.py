@@ -12,23 +12,11 @@ from django.test import Client
 from django.urls import URLPattern
 
 from leaderboard import api, tokens
-from leaderboard.loading import load_judgments, load_needs
 from leaderboard.models import ApiToken, Benchmark, Submission
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 SUBMIT = "/api/benchmarks/library/submissions/"
-
-
-@pytest.fixture
-def library(db) -> Benchmark:
-    benchmark = Benchmark.objects.create(slug="library", title="Library", daily_limit=3)
-    with open(DEMO / "needs.tsv", "rb") as needs:
-        load_needs(benchmark, needs, "needs.tsv")
-    with open(DEMO / "qrels.txt", "rb") as qrels:
-        load_judgments(benchmark, qrels, "qrels.txt")
-    benchmark.refresh_from_db()
-    return benchmark
 
 
 def bearer(user) -> dict[str, str]:

@@ -13,21 +13,10 @@ from django.core.files.base import ContentFile
 from django.utils import timezone
 
 from leaderboard import scoring, tasks
-from leaderboard.loading import load_judgments, load_needs
-from leaderboard.models import Benchmark, Comparison, Submission
+from leaderboard.loading import load_judgments
+from leaderboard.models import Comparison, Submission
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
-
-
-@pytest.fixture
-def library(db) -> Benchmark:
-    benchmark = Benchmark.objects.create(slug="library", title="Library")
-    with open(DEMO / "needs.tsv", "rb") as needs:
-        load_needs(benchmark, needs, "needs.tsv")
-    with open(DEMO / "qrels.txt", "rb") as qrels:
-        load_judgments(benchmark, qrels, "qrels.txt")
-    benchmark.refresh_from_db()
-    return benchmark
 
 
 def make_run(benchmark, participant, name: str, content: bytes) -> Submission:

@@ -9,22 +9,10 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from leaderboard.loading import load_judgments, load_needs
-from leaderboard.models import Benchmark, Submission
+from leaderboard.models import Submission
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
-
-
-@pytest.fixture
-def library(db) -> Benchmark:
-    benchmark = Benchmark.objects.create(slug="library", title="Library", daily_limit=3)
-    with open(DEMO / "needs.tsv", "rb") as needs:
-        load_needs(benchmark, needs, "needs.tsv")
-    with open(DEMO / "qrels.txt", "rb") as qrels:
-        load_judgments(benchmark, qrels, "qrels.txt")
-    benchmark.refresh_from_db()
-    return benchmark
 
 
 def post_run(client, content: bytes, name: str = "run.txt", **fields):

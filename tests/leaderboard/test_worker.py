@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from leaderboard.celery import app
-from leaderboard.loading import load_judgments, load_needs
+from leaderboard.loading import load_judgments
 from leaderboard.models import Benchmark, Submission
 from tests.leaderboard.workers import Worker, broker_or_skip, wait_for
 
@@ -57,17 +57,6 @@ def start_worker(queue, settings, tmp_path):
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
-
-
-@pytest.fixture
-def library(db) -> Benchmark:
-    benchmark = Benchmark.objects.create(slug="library", title="Library")
-    with open(f"{DEMO}/needs.tsv", "rb") as needs:
-        load_needs(benchmark, needs, "needs.tsv")
-    with open(f"{DEMO}/qrels.txt", "rb") as qrels:
-        load_judgments(benchmark, qrels, "qrels.txt")
-    benchmark.refresh_from_db()
-    return benchmark
 
 
 def test_a_real_worker_runs_a_task_and_returns_its_result(start_worker):
