@@ -36,7 +36,7 @@ from django.urls import path, re_path, reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from leaderboard import openapi
+from leaderboard import converters, openapi  # noqa: F401 (converters registers <id:>)
 from leaderboard.forms import max_upload_bytes
 from leaderboard.models import ApiToken, Benchmark, Result, Submission, utc_day_start
 from leaderboard.ranking import build_leaderboard
@@ -290,8 +290,8 @@ urlpatterns = [
     path("benchmarks/", benchmarks, name="api_benchmarks"),
     path("benchmarks/<slug:slug>/", benchmark, name="api_benchmark"),
     path("benchmarks/<slug:slug>/submissions/", submit, name="api_submit"),
-    path("submissions/<int:submission_id>/", submission, name="api_submission"),
-    path("submissions/<int:submission_id>/per-need/", per_need, name="api_per_need"),
+    path("submissions/<id:submission_id>/", submission, name="api_submission"),
+    path("submissions/<id:submission_id>/per-need/", per_need, name="api_per_need"),
     path("schema/", schema, name="api_schema"),
     # Anything else under /api/ is a JSON 404 (not the HTML page, not a slash redirect).
     re_path(r"^(?P<rest>.*)$", not_found, name="api_not_found"),

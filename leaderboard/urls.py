@@ -3,7 +3,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from leaderboard import accounts, exports, tokens, uploads, views
+from leaderboard import (  # noqa: F401 (converters registers <id:>)
+    accounts,
+    converters,
+    exports,
+    tokens,
+    uploads,
+    views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -15,16 +22,16 @@ urlpatterns = [
     ),
     path("benchmarks/<slug:slug>/submit/", uploads.submit, name="submit"),
     path("benchmarks/<slug:slug>/compare/", views.compare_pick, name="compare_pick"),
-    path("benchmarks/<slug:slug>/compare/<int:a>/<int:b>/", views.compare, name="compare"),
+    path("benchmarks/<slug:slug>/compare/<id:a>/<id:b>/", views.compare, name="compare"),
     path(
-        "benchmarks/<slug:slug>/compare/<int:a>/<int:b>/comparison.json",
+        "benchmarks/<slug:slug>/compare/<id:a>/<id:b>/comparison.json",
         exports.compare_json,
         name="compare_json",
     ),
     path("benchmarks/<slug:slug>/significance/", views.significance, name="significance"),
-    path("submissions/<int:pk>/", views.submission, name="submission"),
-    path("submissions/<int:pk>/status/", uploads.submission_status, name="submission_status"),
-    path("submissions/<int:pk>/per-need.csv", exports.submission_csv, name="submission_csv"),
+    path("submissions/<id:pk>/", views.submission, name="submission"),
+    path("submissions/<id:pk>/status/", uploads.submission_status, name="submission_status"),
+    path("submissions/<id:pk>/per-need.csv", exports.submission_csv, name="submission_csv"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/runs/", uploads.my_submissions, name="my_submissions"),
     path("accounts/tokens/", tokens.tokens, name="api_tokens"),

@@ -8,6 +8,7 @@ no scores yet) ends in a readable 404/400 page, never a server error.
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 import numpy as np
@@ -20,6 +21,7 @@ from django.views.decorators.http import require_GET
 
 from leaderboard import plots
 from leaderboard.comparing import eleven_point, paired_scores, significance_matrix, stats_for_pair
+from leaderboard.converters import IdConverter
 from leaderboard.models import Benchmark, InformationNeed, Result, Submission
 from leaderboard.ranking import (
     ALPHA,
@@ -299,9 +301,8 @@ def _compare_links(request: HttpRequest, benchmark: Benchmark, run: Submission) 
 @require_GET
 def compare_pick(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
-    try:
-        a, b = int(request.GET.get("a", "")), int(request.GET.get("b", ""))
-    except ValueError:
+    a, b = request.GET.get("a", ""), request.GET.get("b", "")
+    if not all(re.fullmatch(IdConverter.regex, value) for value in (a, b)):
         return problem_page(request, Problem("Pick two runs to compare.", 400), benchmark)
     if a == b:
         return problem_page(request, Problem("Pick two different runs to compare.", 400), benchmark)

@@ -230,19 +230,19 @@ def test_odd_inputs_never_give_a_server_error(client, library, db):
     huge = 10**30
     a = Submission.objects.get(run_name="system-A").pk
     urls = [
-        reverse("submission", args=[huge]),
-        reverse("submission_csv", args=[huge]),
-        reverse("compare", args=["library", a, huge]),
-        reverse("compare_json", args=["library", huge, a]),
+        f"/submissions/{huge}/",
+        f"/submissions/{huge}/per-need.csv",
+        f"/benchmarks/library/compare/{a}/{huge}/",
+        f"/benchmarks/library/compare/{huge}/{a}/comparison.json",
+        f"/submissions/{huge}/status/",
         reverse("leaderboard_export", args=["nope", "csv"]),
         reverse("significance", args=["nope"]),
     ]
     for url in urls:
         assert client.get(url).status_code == 404, url
-    assert (
-        client.get(reverse("compare_pick", args=["library"]), {"a": huge, "b": a}).status_code
-        == 302
-    )
+    pick = reverse("compare_pick", args=["library"])
+    assert client.get(pick, {"a": huge, "b": a}).status_code == 400
+    assert client.get(pick, {"a": 10**17, "b": a}).status_code == 302
     # A benchmark with no judgments yet and no runs: every page renders, exports are empty.
     make_benchmark("empty", {"n1": "need"}).__class__.objects.filter(slug="empty").update(
         current_judgments=None
