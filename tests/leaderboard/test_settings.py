@@ -125,3 +125,11 @@ def test_docker_compose_describes_the_production_path():
         assert service["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert "ports" not in worker, "workers scale with --scale worker=N, so no fixed ports"
     assert {"pgdata", "media"} <= set(compose["volumes"])
+
+
+def test_celery_beat_runs_the_sweep_every_few_minutes(settings):
+    from leaderboard import tasks
+
+    entry = settings.CELERY_BEAT_SCHEDULE["sweep-stuck-submissions"]
+    assert entry["task"] == tasks.sweep_stuck.name
+    assert 0 < entry["schedule"] <= 600

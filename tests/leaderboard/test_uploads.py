@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test import Client
 
 from leaderboard.models import Submission
 
@@ -196,3 +200,41 @@ def test_sign_up_logs_in_and_bad_sign_up_is_a_400(client, db):
     client.logout()
     bad = client.post("/accounts/signup/", {"username": "", "password1": "x", "password2": "y"})
     assert bad.status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_uploads_cannot_pass_the_daily_limit(library, participant):
+    """Six uploads at once against a limit of 3: the row lock lets exactly three through."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL's row locks (SQLite serialises writers anyway)")
+    barrier = threading.Barrier(6)
+
+    def upload(i: int) -> int:
+        client = Client()
+        client.force_login(participant)
+        barrier.wait()
+        try:
+            return post_run(client, RUN_B, run_name=f"c{i}").status_code
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        codes = sorted(pool.map(upload, range(6)))
+    assert codes == [302, 302, 302, 429, 429, 429]
+    assert Submission.objects.filter(participant=participant).count() == 3
+
+
+def test_log_out_and_password_change(client, participant):
+    client.force_login(participant)
+    response = client.post(
+        "/accounts/password_change/",
+        {
+            "old_password": "pw-alice-123",
+            "new_password1": "n3w-long-pass-phrase",
+            "new_password2": "n3w-long-pass-phrase",
+        },
+    )
+    assert response.status_code == 302
+    assert client.post("/accounts/logout/").status_code == 302
+    assert client.get("/accounts/runs/").status_code == 302
+    assert client.login(username="alice", password="n3w-long-pass-phrase")
