@@ -169,40 +169,80 @@ def _line_of_row(data: bytes, row: int) -> int:
 _DICT = pa.dictionary(pa.int32(), pa.string())
 
 
+# The run columns the engine uses: need, doc, rank (only for a warning), score and
+# tag. Q0 is never converted (materialising it costs as much as the rest together);
+# an empty Q0 is still caught, by the layout check in _regular_layout.
+_RUN_COLUMNS = ["c0", "c2", "c3", "c4", "c5"]
+
+
 def _read_csv(buffer: bytes, ncols: int, delimiter: str, kind: str) -> pa.Table:
-    """One pyarrow.csv pass. Run columns that repeat (need, Q0, tag) come back
-    dictionary-encoded and the score as float64, which keeps the peak memory of
-    a 7M-line run near the size of the file (a non-number fails the parse and
-    the careful path then names the line)."""
+    """One pyarrow.csv pass. Run columns that repeat (need, tag) come back
+    dictionary-encoded, the score and the rank as float64 (a rank that is no
+    number is read again as text), which keeps the peak memory of a 7M-line
+    run near the size of the file (a score that is no number fails the parse
+    and the careful path then names the line). Every row must still have
+    exactly ``ncols`` fields."""
     names = [f"c{i}" for i in range(ncols)]
     types = {n: pa.string() for n in names}
+    include = names
     if kind == _RUN:
-        types.update(c0=_DICT, c1=_DICT, c4=pa.float64(), c5=_DICT)
-    table = pcsv.read_csv(
-        pa.py_buffer(buffer),
-        read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
-        parse_options=pcsv.ParseOptions(
-            delimiter=delimiter,
-            quote_char=False,
-            double_quote=False,
-            escape_char=False,
-            newlines_in_values=False,
-            ignore_empty_lines=False,
-        ),
-        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False),
-    )
-    return table.unify_dictionaries() if kind == _RUN else table
+        types.update(c0=_DICT, c3=pa.float64(), c4=pa.float64(), c5=_DICT)
+        include = _RUN_COLUMNS
+
+    def read() -> pa.Table:
+        return pcsv.read_csv(
+            pa.py_buffer(buffer),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
+            parse_options=pcsv.ParseOptions(
+                delimiter=delimiter,
+                quote_char=False,
+                double_quote=False,
+                escape_char=False,
+                newlines_in_values=False,
+                ignore_empty_lines=False,
+            ),
+            convert_options=pcsv.ConvertOptions(
+                column_types=types, strings_can_be_null=False, include_columns=include
+            ),
+        )
+
+    if kind != _RUN:
+        return read()
+    try:
+        table = read()
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        types["c3"] = pa.string()  # a rank column that is not numeric is only kept as text
+        table = read()
+    return table.unify_dictionaries()
 
 
-def _lengths(column: pa.ChunkedArray) -> pa.ChunkedArray | None:
-    """Byte lengths of a string column (of the dictionary for encoded ones)."""
-    if pa.types.is_dictionary(column.type):
-        if column.num_chunks == 0:
-            return None
-        return pc.binary_length(column.chunk(0).dictionary)
-    if pa.types.is_floating(column.type):
-        return None  # a parsed number; its text is not kept
-    return pc.binary_length(column)
+def _regular_layout(data: bytes, delimiter: bytes) -> bool:
+    """True when no field is empty and no line is blank or too long.
+
+    Two bytes <= 32 side by side (doubled separators, a blank before the end of
+    a line, a blank line, CR LF) or a blank at either end of the file make the
+    file irregular, as does a line longer than ``MAX_LINE_LENGTH``. One
+    vectorised pass over the bytes in 16 MB pieces; it covers the columns the
+    reader does not convert (a run's Q0) as well as those it does.
+    """
+    raw = np.frombuffer(data, np.uint8)
+    n = len(raw)
+    if n == 0 or raw[0] <= 32 or raw[-1] == ord(delimiter):
+        return False
+    step, last_newline, longest = 1 << 24, -1, 0
+    for start in range(0, n, step):
+        piece = raw[start : start + step + 1]  # one byte of overlap for the pairs
+        blank = piece <= 32
+        if np.any(blank[1:] & blank[:-1]):
+            return False
+        newlines = np.flatnonzero(piece[:step] == 10) + start
+        if len(newlines):
+            longest = max(longest, int(newlines[0]) - last_newline - 1)
+            if len(newlines) > 1:
+                longest = max(longest, int(np.diff(newlines).max()) - 1)
+            last_newline = int(newlines[-1])
+    longest = max(longest, n - 1 - last_newline - (raw[-1] == 10))
+    return longest <= MAX_LINE_LENGTH
 
 
 def _fast_table(data: bytes, kind: str) -> pa.Table | None:
@@ -210,8 +250,9 @@ def _fast_table(data: bytes, kind: str) -> pa.Table | None:
 
     Regular means: the delimiter of the first line (tab or space) and nothing
     else separates fields, no doubled separators, no blank, comment, indented
-    or trailing-blank lines. Checked with single-byte searches and one pass
-    over each column's lengths, cheap next to the parse itself.
+    or trailing-blank lines, no line longer than ``MAX_LINE_LENGTH``. Checked
+    with single-byte searches and one numpy pass over the bytes
+    (:func:`_regular_layout`), cheap next to the parse itself.
     """
     end = data.find(b"\n")
     first = bytes(data[: end if end >= 0 else len(data)])
@@ -222,13 +263,12 @@ def _fast_table(data: bytes, kind: str) -> pa.Table | None:
         return None  # junk after the sixth run column is truncated by the careful path
     if any(data.find(byte) >= 0 for byte in (other, b"\v", b"\f")) or data[:1] == b"#":
         return None  # single-byte searches: memchr speed
+    if not _regular_layout(data, delimiter):
+        return None  # doubled, leading or trailing separators, blank or long lines
     try:
         table = _read_csv(data, ncols, delimiter.decode(), kind)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None  # blank lines, ragged rows, a score that is no number ...
-    lengths = [length for length in map(_lengths, table.columns) if length is not None]
-    if any(len(length) and pc.min(length).as_py() == 0 for length in lengths):
-        return None  # doubled, leading or trailing separators
+        return None  # ragged rows, a score that is no number ...
     first_column = table.column(0)
     if pa.types.is_dictionary(first_column.type):
         first_column = (
@@ -238,11 +278,7 @@ def _fast_table(data: bytes, kind: str) -> pa.Table | None:
         )
     if pc.any(pc.starts_with(first_column, "#")).as_py():
         return None  # comment lines
-    # (a run's score is parsed as a number; its text counts as at most 32 bytes here)
-    longest = sum(pc.max(length).as_py() or 0 for length in lengths) + ncols - 1
-    if longest + (32 if kind == _RUN else 0) > MAX_LINE_LENGTH:
-        return None  # some line may be too long: let the careful path say which
-    return table.select(list(range(_NCOLS[kind])))
+    return table
 
 
 def _normalise_chunk(chunk: np.ndarray, ncols: int, keep_extra: bool) -> tuple[np.ndarray, int]:

@@ -134,29 +134,30 @@ def read_run(source: Source, name: str | None = None) -> Run:
     table, fast = _parse(data, name, _RUN)
     text = _Text(data, source, name, fast)
     del data
-    scores = table.column(4).to_numpy()
+    scores = table.column("c4").to_numpy()
     if not np.isfinite(scores).all():
         _explain(text.data, name, _RUN, must_fail=True)  # names the first nan or inf
-    need = table.column(0)
+    need = table.column("c0")
     need_codes = np.concatenate(
         [np.zeros(0, np.int32)] + [c.indices.to_numpy(zero_copy_only=False) for c in need.chunks]
     )
     dictionary = need.chunk(0).dictionary if need.num_chunks else pa.array([], pa.string())
-    duplicate = _first_duplicate(need_codes, table.column(2))
+    docs = table.column("c2")
+    duplicate = _first_duplicate(need_codes, docs)
     if duplicate is not None:
         first, second = duplicate
-        doc, qid = table.column(2)[second].as_py(), dictionary[int(need_codes[second])].as_py()
+        doc, qid = docs[second].as_py(), dictionary[int(need_codes[second])].as_py()
         raise TrecFormatError(
             name,
             text.line(second),
             f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
         )
     try:
-        rank = pc.cast(table.column(3), pa.float64()).to_numpy()
+        rank = pc.cast(table.column("c3"), pa.float64()).to_numpy()
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         rank = np.full(len(scores), np.nan)
     warnings: list[str] = []
-    tags = table.column(5)
+    tags = table.column("c5")
     tag = str(tags[len(tags) - 1].as_py())
     distinct = int(
         (
@@ -175,7 +176,7 @@ def read_run(source: Source, name: str | None = None) -> Run:
             "need_id": pd.Categorical.from_codes(
                 need_codes, categories=pd.Index(dictionary.to_pylist(), dtype="str")
             ),
-            "doc_id": pd.Series(table.column(2), dtype="str").array,
+            "doc_id": pd.Series(docs, dtype="str").array,
             "score": scores,
             "rank": rank,
         }

@@ -95,6 +95,38 @@ def test_bad_runs(tmp_path, data, line, reason):
     assert str(info.value).startswith(f"{path}:{line}: ")
 
 
+@pytest.mark.parametrize(
+    ("data", "line", "reason"),
+    [
+        (b"q1 Q0 d1 1 3.0 t\nq1  d2 2 2.0 t\n", 2, "expected 6 columns"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2  2.0 t\n", 2, "expected 6 columns"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 2.0 \n", 2, "expected 6 columns"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 2.0 ", 2, "expected 6 columns"),
+        (b"q1\tQ0\td1\t1\t3.0\tt\nq1\t\td2\t2\t2.0\tt\n", 2, "expected 6 columns"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 " + b"Q" * 10_001 + b" d2 2 2.0 t\n", 2, "line longer than"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 2.0 " + b"t" * 10_001 + b"\n", 2, "line longer than"),
+        (b"q1 Q0 d1 1 3.0 t\nq1 Q0 d1 R2 2.0 t\n", 2, "doc_id 'd1' twice"),
+    ],
+    ids=["empty-q0", "empty-rank", "trailing", "trailing-eof", "tab-q0", "long-q0", "long-tag",
+         "text-rank"],
+)  # fmt: skip
+def test_bad_runs_in_columns_the_fast_path_skips(tmp_path, data, line, reason):
+    """Q0 is not converted, the rank is read as a number and the tag as a
+    dictionary: the byte-level layout check still names these lines."""
+    with pytest.raises(TrecFormatError) as info:
+        read_run(write(tmp_path, "bad.run", data))
+    assert (info.value.line, reason in info.value.reason) == (line, True)
+
+
+def test_run_rank_column_text_or_crlf(tmp_path):
+    text_rank = read_run(write(tmp_path, "a.run", b"q1 Q0 d1 R1 3.0 t\nq1 Q0 d2 R2 2.0 t\n"))
+    assert text_rank.frame["rank"].isna().all() and text_rank.frame.score.tolist() == [3.0, 2.0]
+    numbers = read_run(write(tmp_path, "b.run", b"q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2e0 2.0 t\n"))
+    assert numbers.frame["rank"].tolist() == [1.0, 2.0]
+    crlf = read_run(write(tmp_path, "c.run", RUN.replace(b"\n", b"\r\n")))
+    assert crlf.frame.doc_id.tolist() == ["d1", "d2", "d1"] and crlf.tag == "tagA"
+
+
 def test_bad_run_line_numbers_count_comments_and_blanks(tmp_path):
     data = b"# header\n\nq1 Q0 d1 1 3.0 t\n   \nq1 Q0 d2 2 x t\n"
     with pytest.raises(TrecFormatError) as info:
