@@ -374,12 +374,18 @@ class _Text:
 # ------------------------------------------------------------------------ hashing
 
 
+# _KEEP[r]: the top r bytes of a big-endian 64-bit word (r = 0..8)
+_KEEP = np.array([((1 << (8 * r)) - 1) << (8 * (8 - r)) for r in range(9)], dtype=np.uint64)
+
+
 def _string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """A 64-bit polynomial hash of every string (Horner's rule over byte positions).
+    """A 64-bit hash of every string, folded over its bytes 8 at a time.
 
     Used only to find duplicate doc ids (candidates are then compared exactly);
-    one numpy pass per byte position, chunk by chunk, beats building a
-    dictionary of millions of distinct doc ids.
+    one numpy gather per 8 bytes of the longest id, chunk by chunk, beats
+    building a dictionary of millions of distinct doc ids. Each step reads an
+    unaligned big-endian word at the string's offset and masks the bytes past
+    its end (ids hold no NUL byte, so zero padding is unambiguous).
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     out = [np.zeros(0, np.uint64)]
@@ -391,13 +397,18 @@ def _string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
         offsets = np.frombuffer(chunk.buffers()[1], width)[
             chunk.offset : chunk.offset + len(chunk) + 1
         ]
-        values = np.frombuffer(chunk.buffers()[2], np.uint8)
-        starts, lengths = offsets[:-1].astype(np.int64), np.diff(offsets)
-        last = max(len(values) - 1, 0)
+        first, end = int(offsets[0]), int(offsets[-1])
+        padded = np.zeros(end - first + 8, np.uint8)
+        padded[: end - first] = np.frombuffer(chunk.buffers()[2], np.uint8, end - first, first)
+        words = np.ndarray((end - first + 1,), ">u8", padded, strides=(1,))
+        starts, lengths = offsets[:-1] - first, np.diff(offsets)
         hashed = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        for j in range(int(lengths.max())):
-            byte = values[np.minimum(starts + j, last)].astype(np.uint64) + np.uint64(1)
-            hashed = np.where(j < lengths, hashed * prime + byte, hashed)
+        for j in range(0, int(lengths.max()), 8):
+            word = words[np.minimum(starts + j, end - first)] & _KEEP[np.clip(lengths - j, 0, 8)]
+            mixed = (hashed ^ word.astype(np.uint64)) * prime
+            mixed ^= mixed >> np.uint64(29)
+            # strings already finished keep their hash, whatever the chunk's longest id
+            hashed = mixed if j == 0 else np.where(lengths > j, mixed, hashed)
         out.append(hashed)
     return np.concatenate(out)
 

@@ -279,3 +279,17 @@ def test_big_files_mapped_read_and_errors(tmp_path):
     with_nul = write(tmp_path, "bad3.run", data + b"\x00")
     with pytest.raises(TrecFormatError, match=r":40001: binary file"):
         read_run(with_nul)
+
+
+def test_doc_hash_is_the_same_whatever_the_chunk_or_slice():
+    """The duplicate check hashes doc ids 8 bytes at a time; equal ids must hash
+    equal across chunks with different longest ids, and in sliced arrays."""
+    import pyarrow as pa
+
+    from evaluation.parsing import _string_hash
+
+    ids = ["", "a", "ab", "abcdefgh", "abcdefghi", "x" * 16, "x" * 17, "é-ü"]
+    chunked = pa.chunked_array([ids, ["ab", "zz"], pa.array(["q", *ids]).slice(1)])
+    hashed = _string_hash(chunked).tolist()
+    assert hashed[10:] == hashed[:8] and hashed[8] == hashed[2]
+    assert len(set(hashed[:8] + [hashed[9]])) == 9
