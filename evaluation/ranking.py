@@ -75,7 +75,11 @@ def trec_order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> np.
     starts = np.flatnonzero(boundary)
     block_need = need[starts]
     contiguous = len(np.unique(block_need)) == len(block_need)
-    if contiguous and bool(np.all((score[1:] <= score[:-1]) | boundary[1:])):
+    presorted = contiguous and bool(np.all((score[1:] <= score[:-1]) | boundary[1:]))
+    if presorted and bool(np.all(block_need[1:] > block_need[:-1])):
+        perm = np.arange(n, dtype=np.int64)  # needs in order too: nothing moves
+        ordered_need, ordered_score = need, score
+    elif presorted:
         # already grouped and sorted: only put the blocks in need order
         lengths = np.diff(np.append(starts, n))
         block_order = np.argsort(block_need, kind="stable")
@@ -89,7 +93,8 @@ def trec_order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> np.
         perm = np.argsort(-score)
         small = need.astype(np.int16) if need.max() < np.iinfo(np.int16).max else need
         perm = perm[np.argsort(small[perm], kind="stable")]
-    ordered_need, ordered_score = need[perm], score[perm]
+    if not presorted or len(block_need) > 1 and not bool(np.all(np.diff(block_need) > 0)):
+        ordered_need, ordered_score = need[perm], score[perm]
     tie = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] == ordered_score[:-1])
     if tie.any():
         in_tie = np.zeros(n, bool)

@@ -159,14 +159,11 @@ def read_run(source: Source, name: str | None = None) -> Run:
     warnings: list[str] = []
     tags = table.column("c5")
     tag = str(tags[len(tags) - 1].as_py())
-    distinct = int(
-        (
-            np.bincount(
-                np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in tags.chunks])
-            )
-            > 0
-        ).sum()
-    )
+    # the dictionaries are unified, so one entry means one tag (the usual run)
+    distinct = len(tags.chunk(0).dictionary) if tags.num_chunks else 0
+    if distinct > 1:
+        codes = [c.indices.to_numpy(zero_copy_only=False) for c in tags.chunks]
+        distinct = int((np.bincount(np.concatenate(codes)) > 0).sum())
     if distinct > 1:
         warnings.append(
             f"{name}: {distinct} different tags in the run; its runid is the last line's, {tag!r}"
@@ -174,7 +171,9 @@ def read_run(source: Source, name: str | None = None) -> Run:
     frame = pd.DataFrame(
         {
             "need_id": pd.Categorical.from_codes(
-                need_codes, categories=pd.Index(dictionary.to_pylist(), dtype="str")
+                need_codes,
+                categories=pd.Index(dictionary.to_pylist(), dtype="str"),
+                validate=False,  # codes of the column's own dictionary
             ),
             "doc_id": pd.Series(docs, dtype="str").array,
             "score": scores,

@@ -127,6 +127,30 @@ def test_trec_order_unsorted_input_groups_by_need():
     assert order.tolist() == [3, 1, 2, 0]
 
 
+@pytest.mark.parametrize("layout", ["needs-in-order", "needs-shuffled", "unsorted"])
+def test_trec_order_paths_agree_with_a_slow_sort(layout):
+    """The three paths of trec_order (already in order: nothing moves; need
+    blocks out of order; lines in any order) against Python's sort on
+    (need, -score, doc bytes descending)."""
+    rng = np.random.default_rng(7)
+    lines = [
+        (need, float(rng.integers(0, 4)), f"d{rng.integers(0, 40)}")
+        for need in range(5)
+        for _ in range(12)
+    ]
+    lines = list({(n, d): (n, s, d) for n, s, d in lines}.values())  # one doc once per need
+    by_need = sorted(lines, key=lambda x: (x[0], -x[1]))  # file order: ties as they come
+    if layout == "needs-shuffled":
+        by_need = sorted(by_need, key=lambda x: (x[0] % 3, x[0], -x[1]))
+    elif layout == "unsorted":
+        by_need = [by_need[i] for i in rng.permutation(len(by_need))]
+    need = np.array([n for n, _, _ in by_need], np.int32)
+    score = np.array([s for _, s, _ in by_need])
+    order = trec_order(need, score, pa_strings([d for _, _, d in by_need]))
+    expected = sorted(by_need, key=lambda x: (x[0], -x[1], [-b for b in x[2].encode()] + [1]))
+    assert [by_need[i] for i in order] == expected
+
+
 def test_relevance_threshold_and_negative_levels():
     qrels = qrels_of([("q", "a", 1), ("q", "b", 2), ("q", "c", -1)])
     run = run_of([("q", "c", 3.0), ("q", "a", 2.0), ("q", "b", 1.0)])
