@@ -263,10 +263,8 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
 
     @admin.action(description="Rescore")
     def rescore(self, request, queryset) -> None:
-        for submission in queryset.exclude(status=Submission.Status.WITHDRAWN):
-            submission.requeue(reset_attempts=True)
-            submission.enqueue()
-        self.message_user(request, "Queued for rescoring.")
+        count = len(queryset.rescore())
+        self.message_user(request, f"Queued {count} runs for rescoring.")
 
 
 @admin.register(ApiToken)

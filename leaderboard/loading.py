@@ -97,10 +97,4 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
 
 def queue_rescore(benchmark: Benchmark) -> int:
     """Queue every live run of the benchmark for scoring against its latest judgments."""
-    # Running ones too: a task that started before the new version existed sees its row
-    # re-queued when it finishes, drops its result, and the new message scores it again.
-    runs = list(benchmark.submissions.live())
-    for submission in runs:
-        submission.requeue(reset_attempts=True)
-        submission.enqueue()
-    return len(runs)
+    return len(benchmark.submissions.all().rescore())

@@ -198,6 +198,27 @@ class SubmissionQuerySet(models.QuerySet):
             .count()
         )
 
+    def rescore(self) -> list[int]:
+        """Queue these runs (withdrawn ones excepted) for a fresh scoring, attempts reset.
+
+        One UPDATE for all of them; the tasks are sent once the transaction commits.
+        Running ones too: a task that started before, say, a new judgments version finds
+        its row re-queued when it finishes, keeps nothing, and the new message scores it.
+        """
+        from leaderboard.tasks import score_submission
+
+        ids = list(self.live().values_list("pk", flat=True))
+        Submission.objects.filter(pk__in=ids).update(
+            status=Submission.Status.QUEUED,
+            queued_at=timezone.now(),
+            task_id="",
+            attempts=0,
+            failure_reason="",
+        )
+        for pk in ids:
+            transaction.on_commit(lambda pk=pk: score_submission.delay(pk))
+        return ids
+
     def stuck(self, older_than: dt.timedelta) -> SubmissionQuerySet:
         cutoff = timezone.now() - older_than
         return self.filter(
@@ -286,12 +307,10 @@ class Submission(models.Model):
             self.refresh_from_db()
         return bool(won)
 
-    def requeue(self, reset_attempts: bool = False) -> None:
-        changes = {"status": self.Status.QUEUED, "queued_at": timezone.now(), "task_id": ""}
-        if reset_attempts:
-            changes["attempts"] = 0
+    def requeue(self) -> None:
+        """Back to ``queued`` (the sweep's retry: attempts are kept and counted)."""
         Submission.objects.filter(pk=self.pk).exclude(status=self.Status.WITHDRAWN).update(
-            failure_reason="", **changes
+            status=self.Status.QUEUED, queued_at=timezone.now(), task_id="", failure_reason=""
         )
         self.refresh_from_db()
 
