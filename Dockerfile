@@ -6,6 +6,9 @@ COPY evaluation ./evaluation
 COPY leaderboard ./leaderboard
 RUN pip install --no-cache-dir .
 COPY . .
-RUN DEBUG=1 python manage.py collectstatic --noinput
+# Production settings need whitenoise's manifest, so collect with DEBUG off (a throwaway
+# key: the real one comes from the environment at run time).
+RUN DEBUG=0 SECRET_KEY=collectstatic-only-not-a-secret-0123456789abcdefghijklmnopqrstuv \
+    ALLOWED_HOSTS=localhost python manage.py collectstatic --noinput
 EXPOSE 8000
 CMD ["gunicorn", "leaderboard.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]
