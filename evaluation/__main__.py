@@ -9,7 +9,11 @@ A bad file prints ``file:line: reason`` on stderr and exits 2 with nothing on st
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
+
+import numpy as np
 
 from evaluation.measures import evaluate
 from evaluation.trec import TrecFormatError, read_qrels, read_run
@@ -41,6 +45,28 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def _without_huge_pages() -> Iterator[None]:
+    """Stop numpy asking for transparent huge pages while the command runs.
+
+    numpy ``madvise``s every large array for huge pages. Where the kernel's THP
+    defrag setting is ``madvise`` (Debian's default), each fresh 28-56 MB array
+    of a 7M-line run then waits for synchronous memory compaction: 0.3-1.6 s of
+    kernel time per run on the benchmark machine, against ~0.5 s without
+    (docs/engine.md, Speed). The flag is process-wide, so it is restored after.
+    """
+    multiarray = getattr(getattr(np, "_core", None), "multiarray", None)
+    setter = getattr(multiarray, "_set_madvise_hugepage", None)
+    if setter is None:  # a numpy without the switch: nothing to do
+        yield
+        return
+    previous = setter(False)
+    try:
+        yield
+    finally:
+        setter(previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -48,6 +74,11 @@ def main(argv: list[str] | None = None) -> int:
         from evaluation.compare import main as compare_main
 
         return compare_main(argv[1:])
+    with _without_huge_pages():
+        return _score(argv)
+
+
+def _score(argv: list[str]) -> int:
     # trec_eval accepts -M100 and -mP.5 glued; argparse does too, and -m may repeat
     args = _parser().parse_args(argv)
     try:

@@ -112,3 +112,28 @@ def test_module_entry_point_and_compare_delegation():
         [sys.executable, "-m", "evaluation", "compare", "--help"], capture_output=True, text=True
     )
     assert helped.returncode == 0 and "usage" in helped.stdout.lower()
+
+
+def test_huge_pages_off_while_scoring_and_restored_after(monkeypatch, capsys):
+    import numpy._core.multiarray as multiarray
+
+    import evaluation.__main__ as cli
+
+    seen = []
+    real_evaluate = cli.evaluate
+
+    def spy(*args, **kwargs):
+        seen.append(multiarray._get_madvise_hugepage())
+        return real_evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "evaluate", spy)
+    before = multiarray._set_madvise_hugepage(True)
+    try:
+        code, out, _ = run(
+            capsys, "-m", "map", str(SUITE / "qrels.test"), str(SUITE / "results.test")
+        )
+        assert multiarray._get_madvise_hugepage() is True
+    finally:
+        multiarray._set_madvise_hugepage(before)
+    assert code == 0 and out == "map                   \tall\t0.1785\n"
+    assert seen == [False]
