@@ -371,6 +371,23 @@ class _Text:
         return row + 1 if self.fast else _line_of_row(self.data, row)
 
 
+def _to_numpy(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:
+    """``column.to_numpy()`` (nulls as NaN), built chunk by chunk into one array.
+
+    ``ChunkedArray.to_numpy`` is several times slower than copying the chunks
+    one by one: 0.13-0.16 s against 0.02 s for a 7M-row float64 column of 14
+    chunks (pyarrow 26). ``dtype`` is the numpy type of the column's values.
+    """
+    if isinstance(column, pa.Array):
+        return column.to_numpy(zero_copy_only=False).astype(dtype, copy=False)
+    out = np.empty(len(column), dtype)
+    at = 0
+    for chunk in column.chunks:
+        out[at : at + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+        at += len(chunk)
+    return out
+
+
 # ------------------------------------------------------------------------ hashing
 
 

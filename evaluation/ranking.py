@@ -24,6 +24,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from evaluation.parsing import _to_numpy
+
 NONPOOL = -1
 UNJUDGED = -2
 
@@ -266,8 +268,8 @@ def rank_run(
     # relevance of each retrieved document: its code among the judged doc ids, then the
     # (need, doc code) pair looked up in the sorted qrels keys
     q_dict = pc.unique(q_doc)
-    q_code = pc.index_in(q_doc, value_set=q_dict).to_numpy().astype(np.int64)
-    r_code = pc.fill_null(pc.index_in(r_doc, value_set=q_dict), -1).to_numpy()[perm]
+    q_code = _to_numpy(pc.index_in(q_doc, value_set=q_dict), np.int64)
+    r_code = _to_numpy(pc.fill_null(pc.index_in(r_doc, value_set=q_dict), -1), np.int32)[perm]
     width = max(len(q_dict), 1)
     q_key = q_need.astype(np.int64) * width + q_code
     key_order = np.argsort(q_key)

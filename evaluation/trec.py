@@ -46,6 +46,7 @@ from evaluation.parsing import (
     _load,
     _parse,
     _Text,
+    _to_numpy,
 )
 from evaluation.topics import read_needs
 
@@ -134,7 +135,7 @@ def read_run(source: Source, name: str | None = None) -> Run:
     table, fast = _parse(data, name, _RUN)
     text = _Text(data, source, name, fast)
     del data
-    scores = table.column("c4").to_numpy()
+    scores = _to_numpy(table.column("c4"), np.float64)
     if not np.isfinite(scores).all():
         _explain(text.data, name, _RUN, must_fail=True)  # names the first nan or inf
     need = table.column("c0")
@@ -153,7 +154,7 @@ def read_run(source: Source, name: str | None = None) -> Run:
             f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
         )
     try:
-        rank = pc.cast(table.column("c3"), pa.float64()).to_numpy()
+        rank = _to_numpy(pc.cast(table.column("c3"), pa.float64()), np.float64)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         rank = np.full(len(scores), np.nan)
     warnings: list[str] = []

@@ -293,3 +293,21 @@ def test_doc_hash_is_the_same_whatever_the_chunk_or_slice():
     hashed = _string_hash(chunked).tolist()
     assert hashed[10:] == hashed[:8] and hashed[8] == hashed[2]
     assert len(set(hashed[:8] + [hashed[9]])) == 9
+
+
+def test_to_numpy_matches_pyarrow_for_chunks_nulls_and_empty():
+    import numpy as np
+    import pyarrow as pa
+
+    from evaluation.parsing import _to_numpy
+
+    floats = pa.chunked_array([[1.5, None], [], [-0.0, 3.0, float("inf")]], pa.float64())
+    got = _to_numpy(floats, np.float64)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, floats.to_numpy())
+    assert np.signbit(got[2])  # -0.0 kept bit for bit
+    ints = pa.chunked_array([[3, 1], [7]], pa.int32())
+    assert _to_numpy(ints, np.int64).tolist() == [3, 1, 7]
+    assert _to_numpy(ints, np.int64).dtype == np.int64
+    assert _to_numpy(pa.array([4, 5], pa.int32()), np.int64).dtype == np.int64
+    assert _to_numpy(pa.chunked_array([], pa.float64()), np.float64).shape == (0,)
