@@ -350,8 +350,10 @@ def evaluate(
     ranking = rank_run(qrels, frame, relevance_level, max_depth, complete)
     need_column = frame["need_id"]
     if isinstance(need_column.dtype, pd.CategoricalDtype):
-        used = np.unique(need_column.cat.codes.to_numpy())
-        run_needs = {str(need_column.cat.categories[c]) for c in used if c >= 0}
+        # a bincount, not np.unique: no sort of 7M codes (-1 is a missing need_id)
+        categories, codes = need_column.cat.categories, need_column.cat.codes.to_numpy()
+        lines = np.bincount(codes[codes >= 0], minlength=len(categories))
+        run_needs = set(map(str, categories[lines > 0]))
     else:
         run_needs = set(map(str, pd.unique(need_column.astype(str))))
     judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))

@@ -259,3 +259,31 @@ def test_seed_interpolated_curve():
 def test_precision_recall_points_edge_cases():
     assert precision_recall_points(np.array([], dtype=int), 3)[0].size == 0
     assert precision_recall_points(np.array([2]), 0)[0].size == 0
+
+
+def test_unjudged_warning_counts_only_categories_the_run_uses():
+    qrels = qrels_of([("q", "a", 1)])
+    frame = pd.DataFrame(
+        {
+            "need_id": pd.Categorical(["q", "s", None, "q"], categories=["unused", "q", "s", "t"]),
+            "doc_id": ["a", "z", "y", "b"],
+            "score": [2.0, 1.0, 1.0, 1.0],
+        }
+    )
+    e = evaluate(qrels, frame, ["map"])
+    assert [w for w in e.warnings if "without judgments" in w] == [
+        "1 run need(s) without judgments, ignored: s"
+    ]
+    # more than 127 categories: codes are no longer int8
+    many = [f"n{i:03d}" for i in range(300)]
+    frame = pd.DataFrame(
+        {
+            "need_id": pd.Categorical(["q", "n299", "n007"], categories=["q", *many]),
+            "doc_id": ["a", "b", "c"],
+            "score": [1.0, 1.0, 1.0],
+        }
+    )
+    e = evaluate(qrels, frame, ["map"])
+    assert [w for w in e.warnings if "without judgments" in w] == [
+        "2 run need(s) without judgments, ignored: n007, n299"
+    ]
