@@ -421,9 +421,6 @@ class Result(models.Model):
                 ranks[str(need)] = np.sort(group["rank"].to_numpy())
         return ranks, num_rel
 
-    def value(self, measure: str) -> float | None:
-        return self.summary.get(measure)
-
 
 class MeasureVector(models.Model):
     """One measure's per-need values of one result, float64 in ``judgments.need_ids`` order.

@@ -125,12 +125,6 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     return result if updated else None
 
 
-def _judged_mask(judgments: Judgments, result: Result) -> np.ndarray:
-    """Needs with at least one relevant document: the set significance tests pair over."""
-    frame = result.per_need_frame()
-    return frame["num_rel"].to_numpy() > 0
-
-
 def _clean(value):
     if value is None:
         return None
@@ -148,7 +142,8 @@ def compare(submission: Submission, judgments: Judgments) -> int:
     mine = Result.objects.filter(submission=submission, judgments=judgments).first()
     if mine is None:
         return 0
-    mask = _judged_mask(judgments, mine)
+    # Pair over the needs with at least one relevant document.
+    mask = mine.per_need_frame()["num_rel"].to_numpy() > 0
     stored = 0
     for measure in tested_measures(benchmark):
         done = set(
