@@ -311,3 +311,68 @@ def test_to_numpy_matches_pyarrow_for_chunks_nulls_and_empty():
     assert _to_numpy(ints, np.int64).dtype == np.int64
     assert _to_numpy(pa.array([4, 5], pa.int32()), np.int64).dtype == np.int64
     assert _to_numpy(pa.chunked_array([], pa.float64()), np.float64).shape == (0,)
+
+
+def _first_duplicate_by_hand(needs, docs):
+    seen, found = {}, None
+    for row, pair in enumerate(zip(needs, docs, strict=True)):
+        if pair in seen:
+            return seen[pair], row
+        seen[pair] = row
+    return found
+
+
+@pytest.mark.parametrize("layout", ["equal blocks", "uneven blocks", "split needs", "one need"])
+def test_first_duplicate_matches_a_reader_going_down_the_file(layout):
+    """The per-need grid (blocks of a need's lines) and the whole-file sort find
+    the same first repeated (need, doc) pair a line-by-line reader does."""
+    import numpy as np
+    import pyarrow as pa
+
+    from evaluation.parsing import _blocks_with_repeats, _first_duplicate, _string_hash
+
+    rng, found = np.random.default_rng(7), 0
+    for case in range(60):
+        if layout == "equal blocks":
+            needs = np.repeat(np.arange(20), 30)
+        elif layout == "uneven blocks":
+            needs = np.repeat(np.arange(20), rng.integers(1, 60, 20))
+        elif layout == "split needs":
+            needs = np.repeat(rng.integers(0, 5, 40), 10)
+        else:
+            needs = np.zeros(300, np.int64)
+        docs = [f"d{i}" for i in rng.permutation(len(needs))]
+        for _ in range(case % 4):  # 0-3 repeats of a doc, in its need or (split) anywhere
+            a = int(rng.integers(len(needs)))
+            same = np.flatnonzero(needs == needs[a])
+            b = int(rng.choice(same)) if layout != "split needs" else int(rng.integers(len(needs)))
+            docs[b] = docs[a]
+            needs[b] = needs[a]
+        codes = needs.astype(np.int32)
+        expected = _first_duplicate_by_hand(codes.tolist(), docs)
+        grid = _blocks_with_repeats(codes, _string_hash(pa.chunked_array([docs])))
+        assert (grid is None) == (layout == "split needs")
+        assert _first_duplicate(codes, pa.chunked_array([docs])) == expected, (layout, case)
+        found += expected is not None
+    assert found >= 30
+
+
+def test_first_duplicate_survives_folded_hash_collisions_and_padding():
+    """Hashes equal in their folded 32 bits (or equal to the padding value) are
+    only candidates: the exact check decides."""
+    import numpy as np
+    import pyarrow as pa
+
+    from evaluation.parsing import _blocks_with_repeats, _first_duplicate
+
+    needs = np.array([0, 0, 0, 1, 1, 2], np.int32)
+    docs = pa.chunked_array([["a", "b", "c", "a", "b", "z"]])
+    top = np.uint64(0xFFFFFFFF)
+    # rows 0 and 1 fold to the same 32 bits; rows 3 and 4 fold to the padding value
+    hashes = np.array([1 << 32, 1, 7, top, top << np.uint64(32), 9], np.uint64)
+    rows = _blocks_with_repeats(needs, hashes)
+    assert rows.tolist() == [0, 1, 2, 3, 4]  # blocks of needs 0 and 1: candidates
+    assert _first_duplicate(needs, docs, hashes) is None
+    docs = pa.chunked_array([["a", "b", "c", "a", "a", "z"]])
+    hashes[4] = hashes[3]
+    assert _first_duplicate(needs, docs, hashes) == (3, 4)
