@@ -137,3 +137,48 @@ def test_huge_pages_off_while_scoring_and_restored_after(monkeypatch, capsys):
         multiarray._set_madvise_hugepage(before)
     assert code == 0 and out == "map                   \tall\t0.1785\n"
     assert seen == [False]
+
+
+def _mmapped_bytes() -> int:
+    """glibc's count of bytes it serves with mmap (mallinfo2().hblkhd)."""
+    import ctypes
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [
+            (name, ctypes.c_size_t)
+            for name in (
+                "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost"
+            ).split()
+        ]
+
+    mallinfo2 = ctypes.CDLL(None).mallinfo2
+    mallinfo2.restype = MallInfo2
+    return mallinfo2().hblkhd
+
+
+def test_freed_memory_reused_while_scoring_and_mmap_restored_after(monkeypatch, capsys):
+    """While the command scores, a large array comes from glibc's heap (no fresh
+    mmap, so freed pages are reused without new page faults); afterwards glibc
+    maps large arrays again."""
+    import numpy as np
+
+    import evaluation.__main__ as cli
+
+    seen = []
+    real_evaluate = cli.evaluate
+
+    def spy(*args, **kwargs):
+        before = _mmapped_bytes()
+        block = np.ones(8 << 20)  # 64 MB
+        seen.append(_mmapped_bytes() - before)
+        del block
+        return real_evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "evaluate", spy)
+    code, out, _ = run(capsys, "-m", "map", str(SUITE / "qrels.test"), str(SUITE / "results.test"))
+    assert code == 0 and out == "map                   \tall\t0.1785\n"
+    assert seen == [0]
+    before = _mmapped_bytes()
+    block = np.ones(16 << 20)  # 128 MB: more than the heap kept free
+    assert _mmapped_bytes() - before >= 128 << 20
+    del block
