@@ -317,6 +317,21 @@ def _sequential_mean(values: np.ndarray, count: int) -> float:
     return float(np.cumsum(values)[-1] / count)
 
 
+def _ranked(
+    qrels: pd.DataFrame,
+    run: Run | pd.DataFrame,
+    relevance_level: int,
+    max_depth: int | None,
+    complete: bool,
+) -> Ranking:
+    """:func:`rank_run` on a run or its frame (a :class:`Run` lends its doc-id hashes)."""
+    if isinstance(run, Run):
+        return rank_run(
+            qrels, run.frame, relevance_level, max_depth, complete, doc_hash=run.doc_hashes()
+        )
+    return rank_run(qrels, run, relevance_level, max_depth, complete)
+
+
 def evaluate(
     qrels: pd.DataFrame,
     run: Run | pd.DataFrame,
@@ -347,7 +362,7 @@ def evaluate(
         frame, warnings = run, []
         run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
     requests = _parse_requests(measures)
-    ranking = rank_run(qrels, frame, relevance_level, max_depth, complete)
+    ranking = _ranked(qrels, run, relevance_level, max_depth, complete)
     need_column = frame["need_id"]
     if isinstance(need_column.dtype, pd.CategoricalDtype):
         # a bincount, not np.unique: no sort of 7M codes (-1 is a missing need_id)
@@ -428,8 +443,7 @@ def relevant_ranks(
     increasing. Feed one need's ranks and its R to
     :func:`precision_recall_points` for the PR curve (the seed's Figure 1).
     """
-    frame = run.frame if isinstance(run, Run) else run
-    ranking = rank_run(qrels, frame, relevance_level, max_depth, complete=True)
+    ranking = _ranked(qrels, run, relevance_level, max_depth, complete=True)
     return pd.DataFrame(
         {
             "need_id": pd.Series(ranking.need_ids[ranking.hit_need], dtype="str"),
@@ -465,6 +479,5 @@ def interpolated_curve(
     else:
         if run is None:
             raise TypeError("interpolated_curve needs qrels and a run (or a Ranking)")
-        frame = run.frame if isinstance(run, Run) else run
-        ranking = rank_run(qrels, frame, relevance_level, max_depth, complete)
+        ranking = _ranked(qrels, run, relevance_level, max_depth, complete)
     return _curve(ranking, tuple(levels))

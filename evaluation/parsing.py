@@ -430,6 +430,11 @@ def _string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return np.concatenate(out)
 
 
+def _pair_key(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """A 64-bit key of (need code, doc hash): equal pairs give equal keys."""
+    return hashes ^ (need_codes.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F))
+
+
 def _first_duplicate(
     need_codes: np.ndarray, docs: pa.ChunkedArray, hashes: np.ndarray | None = None
 ) -> tuple[int, int] | None:
@@ -447,7 +452,7 @@ def _first_duplicate(
         if len(rows) == 0:
             return None
         need_codes, hashes = need_codes[rows], hashes[rows]
-    key = hashes ^ (need_codes.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F))
+    key = _pair_key(need_codes, hashes)
     ordered = np.sort(key)
     if not (ordered[1:] == ordered[:-1]).any():
         return None

@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.parsing import _to_numpy
+from evaluation.parsing import _pair_key, _string_hash, _to_numpy
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -68,9 +68,53 @@ def trec_order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> np.
     ...            pa.chunked_array([["a", "b", "c"]])).tolist()
     [1, 2, 0]
     """
+    order = _order(need, score, doc)
+    return order.full()
+
+
+@dataclass
+class _Order:
+    """A trec_eval ordering as ``base`` (a permutation, or None: the file's own
+    order) with the tie groups' lines put at ``tie_at`` (ascending positions)
+    from rows ``tie_rows``. Ties share need and score, so only columns that
+    differ inside a tie group (doc, file rank) need the tie fix-up."""
+
+    n: int
+    base: np.ndarray | None
+    tie_at: np.ndarray
+    tie_rows: np.ndarray
+
+    def full(self) -> np.ndarray:
+        perm = np.arange(self.n, dtype=np.int64) if self.base is None else self.base.copy()
+        perm[self.tie_at] = self.tie_rows
+        return perm
+
+    def by_base(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (file order) in base order: right for need and score."""
+        return values if self.base is None else values[self.base]
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (file order) in trec_eval order."""
+        out = values.copy() if self.base is None else values[self.base]
+        out[self.tie_at] = values[self.tie_rows]
+        return out
+
+    def rows(self, positions: np.ndarray) -> np.ndarray:
+        """File rows at sorted ``positions`` of the trec_eval order."""
+        rows = positions.astype(np.int64) if self.base is None else self.base[positions]
+        at = np.searchsorted(self.tie_at, positions)
+        inside = at < len(self.tie_at)
+        inside[inside] = self.tie_at[at[inside]] == positions[inside]
+        rows[inside] = self.tie_rows[at[inside]]
+        return rows
+
+
+def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
+    """:func:`trec_order` without materialising the permutation where lines stay put."""
     n = len(need)
+    none = np.zeros(0, np.int64)
     if n == 0:
-        return np.zeros(0, np.int64)
+        return _Order(0, None, none, none)
     boundary = np.empty(n, bool)
     boundary[0] = True
     np.not_equal(need[1:], need[:-1], out=boundary[1:])
@@ -78,8 +122,9 @@ def trec_order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> np.
     block_need = need[starts]
     contiguous = len(np.unique(block_need)) == len(block_need)
     presorted = contiguous and bool(np.all((score[1:] <= score[:-1]) | boundary[1:]))
+    base: np.ndarray | None
     if presorted and bool(np.all(block_need[1:] > block_need[:-1])):
-        perm = np.arange(n, dtype=np.int64)  # needs in order too: nothing moves
+        base = None  # needs in order too: nothing moves
         ordered_need, ordered_score = need, score
     elif presorted:
         # already grouped and sorted: only put the blocks in need order
@@ -90,27 +135,27 @@ def trec_order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> np.
         offsets = np.repeat(
             block_start - np.concatenate(([0], np.cumsum(block_len)[:-1])), block_len
         )
-        perm = np.arange(n, dtype=np.int64) + offsets
+        base = np.arange(n, dtype=np.int64) + offsets
+        ordered_need, ordered_score = need[base], score[base]
     else:
-        perm = np.argsort(-score)
+        base = np.argsort(-score)
         small = need.astype(np.int16) if need.max() < np.iinfo(np.int16).max else need
-        perm = perm[np.argsort(small[perm], kind="stable")]
-    if not presorted or len(block_need) > 1 and not bool(np.all(np.diff(block_need) > 0)):
-        ordered_need, ordered_score = need[perm], score[perm]
+        base = base[np.argsort(small[base], kind="stable")]
+        ordered_need, ordered_score = need[base], score[base]
     tie = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] == ordered_score[:-1])
-    if tie.any():
-        in_tie = np.zeros(n, bool)
-        in_tie[1:] |= tie
-        in_tie[:-1] |= tie
-        positions = np.flatnonzero(in_tie)
-        group_start = np.ones(len(positions), bool)
-        group_start[1:] = ~tie[positions[1:] - 1]
-        group = np.cumsum(group_start)
-        rows = perm[positions]
-        table = pa.table({"g": group, "d": doc.take(pa.array(rows))})
-        within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
-        perm[positions] = rows[within.to_numpy()]
-    return perm
+    if not tie.any():
+        return _Order(n, base, none, none)
+    in_tie = np.zeros(n, bool)
+    in_tie[1:] |= tie
+    in_tie[:-1] |= tie
+    positions = np.flatnonzero(in_tie)
+    group_start = np.ones(len(positions), bool)
+    group_start[1:] = ~tie[positions[1:] - 1]
+    group = np.cumsum(group_start)
+    rows = positions if base is None else base[positions]
+    table = pa.table({"g": group, "d": doc.take(pa.array(rows))})
+    within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
+    return _Order(n, base, positions, rows[within.to_numpy()])
 
 
 @dataclass
@@ -187,6 +232,11 @@ class Ranking:
         return np.flatnonzero(self.rel >= 0)
 
 
+def _slot(key: np.ndarray, bits: int) -> np.ndarray:
+    """Multiplicative hash of 64-bit keys into ``2**bits`` slots (top bits)."""
+    return (key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
+
+
 def within_group_position(group: np.ndarray) -> np.ndarray:
     """0-based position of every element inside its run of equal (sorted) group values."""
     n = len(group)
@@ -195,8 +245,10 @@ def within_group_position(group: np.ndarray) -> np.ndarray:
     start = np.empty(n, bool)
     start[0] = True
     np.not_equal(group[1:], group[:-1], out=start[1:])
-    index = np.arange(n, dtype=np.int64)
-    return index - np.maximum.accumulate(np.where(start, index, 0))
+    starts = np.flatnonzero(start)
+    position = np.arange(n, dtype=np.int64)
+    position -= np.repeat(starts, np.diff(np.append(starts, n)))
+    return position
 
 
 def exclusive_count(flag: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -214,13 +266,16 @@ def rank_run(
     relevance_level: int = 1,
     max_depth: int | None = None,
     complete: bool = False,
+    doc_hash: np.ndarray | None = None,
 ) -> Ranking:
     """Order ``run`` as trec_eval does and look every retrieved document up in ``qrels``.
 
     ``qrels``: columns need_id, doc_id, relevance. ``run``: need_id, doc_id,
     score (any extra column is ignored). With ``complete`` every qrels need is
     kept (those without run lines get no rows and ``has_run`` False), else
-    only qrels needs with at least one run line.
+    only qrels needs with at least one run line. ``doc_hash``: the run doc
+    ids' :func:`~evaluation.parsing._string_hash`, row for row, when the
+    caller kept it from reading (:meth:`Run.doc_hashes`); else computed here.
     """
     qrels_need = pd.Series(qrels["need_id"]).astype("str").to_numpy(dtype=object)
     judged_needs = sorted(set(qrels_need), key=lambda s: s.encode())
@@ -242,42 +297,54 @@ def rank_run(
         r_need = r_need.astype(np.int32)
     r_doc_all = _as_arrow_strings(run["doc_id"])
     score = np.asarray(run["score"], dtype=np.float64)
+    if doc_hash is None or len(doc_hash) != len(score):
+        doc_hash = _string_hash(r_doc_all)
     keep = None
     if (r_need < 0).any():  # lines of needs without judgments are dropped
         keep = np.flatnonzero(r_need >= 0)
-        r_need, score = r_need[keep], score[keep]
+        r_need, score, doc_hash = r_need[keep], score[keep], doc_hash[keep]
         r_doc = r_doc_all.take(pa.array(keep))
     else:
         r_doc = r_doc_all
-    perm = trec_order(r_need, score, r_doc)
-    need = r_need[perm]
+    order = _order(r_need, score, r_doc)
+    need = order.by_base(r_need)  # ties share their need: no fix-up
     rank = within_group_position(need) + 1
     rank_disagrees = False
     if "rank" in run.columns:
         file_rank = np.asarray(run["rank"], dtype=np.float64)
-        file_rank = file_rank[keep][perm] if keep is not None else file_rank[perm]
-        ordered_score = score[perm]
+        file_rank = order.apply(file_rank[keep] if keep is not None else file_rank)
+        ordered_score = order.by_base(score)
         # within a need, a strictly lower score must come with a larger rank number;
         # tied scores may carry their ranks in any order
         lower = (need[1:] == need[:-1]) & (ordered_score[1:] < ordered_score[:-1])
         rank_disagrees = bool(np.any(lower & ~(file_rank[1:] > file_rank[:-1])))
+    pair_key = order.apply(_pair_key(r_need, doc_hash))
     if max_depth is not None:
         inside = np.flatnonzero(rank <= max_depth)
-        perm, need, rank = perm[inside], need[inside], rank[inside]
+        order = _Order(len(inside), order.full()[inside], order.tie_at[:0], order.tie_at[:0])
+        need, rank, pair_key = need[inside], rank[inside], pair_key[inside]
 
-    # relevance of each retrieved document: its code among the judged doc ids, then the
-    # (need, doc code) pair looked up in the sorted qrels keys
+    # relevance of each retrieved document. A table of the judged (need, doc) hashes
+    # picks the candidate lines (every judged one among them, few others), whose
+    # doc ids are then matched exactly against the judged ids of their need.
+    q_key = _pair_key(q_need, _string_hash(q_doc))
+    bits = max(16, len(q_key).bit_length() + 4)  # >= 16 slots per judged pair
+    table = np.zeros(1 << bits, bool)
+    table[_slot(q_key, bits)] = True
+    candidates = np.flatnonzero(table[_slot(pair_key, bits)])
+    c_doc = r_doc.take(pa.array(order.rows(candidates)))
     q_dict = pc.unique(q_doc)
     q_code = _to_numpy(pc.index_in(q_doc, value_set=q_dict), np.int64)
-    r_code = _to_numpy(pc.fill_null(pc.index_in(r_doc, value_set=q_dict), -1), np.int32)[perm]
+    c_code = _to_numpy(pc.fill_null(pc.index_in(c_doc, value_set=q_dict), -1), np.int64)
     width = max(len(q_dict), 1)
     q_key = q_need.astype(np.int64) * width + q_code
     key_order = np.argsort(q_key)
     q_key_sorted = q_key[key_order]
-    rel = np.full(len(perm), NONPOOL, np.int64)
-    judged = np.flatnonzero(r_code >= 0)
+    rel = np.full(len(need), NONPOOL, np.int64)
+    known = c_code >= 0
+    judged = candidates[known]
     if len(judged) and len(q_key_sorted):
-        r_key = need[judged].astype(np.int64) * width + r_code[judged]
+        r_key = need[judged].astype(np.int64) * width + c_code[known]
         at = np.minimum(np.searchsorted(q_key_sorted, r_key), len(q_key_sorted) - 1)
         found = q_key_sorted[at] == r_key
         value = q_rel[key_order[at[found]]]

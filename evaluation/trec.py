@@ -45,6 +45,7 @@ from evaluation.parsing import (
     _first_duplicate,
     _load,
     _parse,
+    _string_hash,
     _Text,
     _to_numpy,
 )
@@ -74,6 +75,23 @@ class Run:
     frame: pd.DataFrame
     tag: str
     warnings: list[str] = field(default_factory=list)
+    # (the doc_id column as read, its 64-bit hashes): kept for the qrels join
+    _doc_hash: tuple[object, np.ndarray] | None = field(default=None, repr=False, compare=False)
+
+    def doc_hashes(self) -> np.ndarray | None:
+        """The 64-bit hashes of ``frame.doc_id`` computed while reading, or None
+        when the column is no longer the one read (replaced, edited, reordered)."""
+        if self._doc_hash is None or "doc_id" not in self.frame.columns:
+            return None
+        column, hashes = self._doc_hash
+        return hashes if _arrow_data(self.frame["doc_id"]) is column else None
+
+
+def _arrow_data(column: pd.Series) -> object:
+    """The Arrow data behind a pandas column (the same object until the column
+    changes: Arrow arrays are immutable), or None for a column not backed by Arrow."""
+    to_arrow = getattr(column.array, "__arrow_array__", None)
+    return to_arrow() if to_arrow is not None else None
 
 
 # ------------------------------------------------------------------------- public
@@ -144,7 +162,8 @@ def read_run(source: Source, name: str | None = None) -> Run:
     )
     dictionary = need.chunk(0).dictionary if need.num_chunks else pa.array([], pa.string())
     docs = table.column("c2")
-    duplicate = _first_duplicate(need_codes, docs)
+    doc_hash = _string_hash(docs)
+    duplicate = _first_duplicate(need_codes, docs, doc_hash)
     if duplicate is not None:
         first, second = duplicate
         doc, qid = docs[second].as_py(), dictionary[int(need_codes[second])].as_py()
@@ -181,7 +200,8 @@ def read_run(source: Source, name: str | None = None) -> Run:
             "rank": rank,
         }
     )
-    return Run(frame=frame, tag=tag, warnings=warnings)
+    column = _arrow_data(frame["doc_id"])
+    return Run(frame, tag, warnings, None if column is None else (column, doc_hash))
 
 
 def check_run_head(source: Source, name: str | None = None, max_lines: int = 1000) -> None:

@@ -16,7 +16,7 @@ from evaluation.measures import (
     precision_recall_points,
     relevant_ranks,
 )
-from evaluation.ranking import rank_run, trec_order
+from evaluation.ranking import _order, rank_run, trec_order
 from evaluation.trec import read_qrels, read_run
 
 SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed-library"
@@ -146,9 +146,20 @@ def test_trec_order_paths_agree_with_a_slow_sort(layout):
         by_need = [by_need[i] for i in rng.permutation(len(by_need))]
     need = np.array([n for n, _, _ in by_need], np.int32)
     score = np.array([s for _, s, _ in by_need])
-    order = trec_order(need, score, pa_strings([d for _, _, d in by_need]))
+    docs = pa_strings([d for _, _, d in by_need])
+    order = trec_order(need, score, docs)
     expected = sorted(by_need, key=lambda x: (x[0], -x[1], [-b for b in x[2].encode()] + [1]))
     assert [by_need[i] for i in order] == expected
+    # the lazy form rank_run uses: same order, column by column and row by row
+    lazy = _order(need, score, docs)
+    assert (lazy.base is None) == (layout == "needs-in-order") and len(lazy.tie_at) > 0
+    np.testing.assert_array_equal(lazy.full(), order)
+    values = rng.random(len(order))
+    np.testing.assert_array_equal(lazy.apply(values), values[order])
+    np.testing.assert_array_equal(lazy.by_base(need), need[order])  # ties share a need
+    np.testing.assert_array_equal(lazy.by_base(score), score[order])
+    positions = np.flatnonzero(rng.random(len(order)) < 0.5)
+    np.testing.assert_array_equal(lazy.rows(positions), order[positions])
 
 
 def test_relevance_threshold_and_negative_levels():
@@ -287,3 +298,41 @@ def test_unjudged_warning_counts_only_categories_the_run_uses():
     assert [w for w in e.warnings if "without judgments" in w] == [
         "2 run need(s) without judgments, ignored: n007, n299"
     ]
+
+
+SUITE_FILES = Path(__file__).resolve().parent.parent / "fixtures" / "trec_eval-suite"
+
+
+def test_judged_lookup_exact_whatever_the_candidate_table_says(monkeypatch):
+    """The hash table only picks candidate lines for the qrels lookup; with every
+    line a candidate (all keys in one slot) every measure comes out the same."""
+    import evaluation.ranking as ranking
+
+    qrels = read_qrels(SUITE_FILES / "qrels.test")
+    run = read_run(SUITE_FILES / "results.test")
+    normal = evaluate(qrels, run, ["all_trec"])
+    monkeypatch.setattr(ranking, "_slot", lambda key, bits: np.zeros(len(key), np.int64))
+    crowded = evaluate(qrels, run, ["all_trec"])
+    pd.testing.assert_frame_equal(crowded.per_need, normal.per_need)
+    assert crowded.summary == normal.summary and normal.summary["num_rel_ret"] > 0
+
+
+def test_run_hashes_reused_only_while_the_doc_column_is_the_one_read(tmp_path):
+    """A Run lends the doc-id hashes of its reading to the qrels join; after the
+    frame's doc ids change, they are not used (and the scores follow the edit)."""
+    from evaluation.parsing import _string_hash
+
+    qrels = qrels_of([("q", "a", 1), ("q", "z", 1)])
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"q Q0 a 1 3.0 t\nq Q0 b 2 2.0 t\nq Q0 c 3 1.0 t\n")
+    run = read_run(path)
+    kept = run.doc_hashes()
+    np.testing.assert_array_equal(kept, _string_hash(pa_strings(["a", "b", "c"])))
+    assert evaluate(qrels, run, ["num_rel_ret"]).summary["num_rel_ret"] == 1
+    run.frame.loc[1, "doc_id"] = "z"
+    assert run.doc_hashes() is None
+    assert evaluate(qrels, run, ["num_rel_ret"]).summary["num_rel_ret"] == 2
+    run = read_run(path)
+    run.frame = run.frame.iloc[::-1].reset_index(drop=True)
+    assert run.doc_hashes() is None
+    assert evaluate(qrels, run, ["P.1"]).summary["P_1"] == 1.0
