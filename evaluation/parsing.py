@@ -388,6 +388,38 @@ def _to_numpy(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:
     return out
 
 
+def _take(column: pa.ChunkedArray, rows: np.ndarray) -> pa.ChunkedArray:
+    """``column.take(rows)`` without joining the chunks first.
+
+    Arrow's take on a chunked string column concatenates every chunk before
+    picking (a copy of all 7M doc ids of a large run, ~0.17 s in fresh
+    memory) even to pick a few thousand rows. Here each chunk gives its own
+    rows; the picks are put back in the order asked for when that differs.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if column.num_chunks <= 1 or len(rows) == 0:
+        return column.take(pa.array(rows))
+    bounds = np.cumsum([len(chunk) for chunk in column.chunks])
+    chunk_of = np.searchsorted(bounds, rows, side="right")
+    grouped = bool(np.all(chunk_of[1:] >= chunk_of[:-1]))
+    order = None if grouped else np.argsort(chunk_of, kind="stable")
+    if order is not None:
+        rows, chunk_of = rows[order], chunk_of[order]
+    cuts = np.searchsorted(chunk_of, np.arange(column.num_chunks + 1))
+    starts = np.concatenate(([0], bounds[:-1]))
+    pieces = [
+        column.chunk(c).take(pa.array(rows[cuts[c] : cuts[c + 1]] - starts[c]))
+        for c in range(column.num_chunks)
+        if cuts[c + 1] > cuts[c]
+    ]
+    picked = pa.chunked_array(pieces, type=column.type)
+    if order is None:
+        return picked
+    back = np.empty(len(order), np.int64)
+    back[order] = np.arange(len(order))
+    return picked.combine_chunks().take(pa.array(back)).cast(column.type)
+
+
 # ------------------------------------------------------------------------ hashing
 
 

@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.parsing import _pair_key, _string_hash, _to_numpy
+from evaluation.parsing import _pair_key, _string_hash, _take, _to_numpy
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -153,7 +153,7 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     group_start[1:] = ~tie[positions[1:] - 1]
     group = np.cumsum(group_start)
     rows = positions if base is None else base[positions]
-    table = pa.table({"g": group, "d": doc.take(pa.array(rows))})
+    table = pa.table({"g": group, "d": _take(doc, rows)})
     within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
     return _Order(n, base, positions, rows[within.to_numpy()])
 
@@ -303,7 +303,7 @@ def rank_run(
     if (r_need < 0).any():  # lines of needs without judgments are dropped
         keep = np.flatnonzero(r_need >= 0)
         r_need, score, doc_hash = r_need[keep], score[keep], doc_hash[keep]
-        r_doc = r_doc_all.take(pa.array(keep))
+        r_doc = _take(r_doc_all, keep)
     else:
         r_doc = r_doc_all
     order = _order(r_need, score, r_doc)
@@ -332,7 +332,7 @@ def rank_run(
     table = np.zeros(1 << bits, bool)
     table[_slot(q_key, bits)] = True
     candidates = np.flatnonzero(table[_slot(pair_key, bits)])
-    c_doc = r_doc.take(pa.array(order.rows(candidates)))
+    c_doc = _take(r_doc, order.rows(candidates))
     q_dict = pc.unique(q_doc)
     q_code = _to_numpy(pc.index_in(q_doc, value_set=q_dict), np.int64)
     c_code = _to_numpy(pc.fill_null(pc.index_in(c_doc, value_set=q_dict), -1), np.int64)

@@ -376,3 +376,33 @@ def test_first_duplicate_survives_folded_hash_collisions_and_padding():
     docs = pa.chunked_array([["a", "b", "c", "a", "a", "z"]])
     hashes[4] = hashes[3]
     assert _first_duplicate(needs, docs, hashes) == (3, 4)
+
+
+def test_take_picks_as_arrow_does_without_joining_chunks():
+    import numpy as np
+    import pyarrow as pa
+
+    from evaluation.parsing import _take
+
+    column = pa.chunked_array(
+        [
+            ["a", "b", "c"],
+            [],
+            pa.array(["x", "d", "e"], pa.large_string()).slice(1),
+            ["f"],
+            ["g", "h"],
+        ],
+        pa.large_string(),
+    )
+    rng = np.random.default_rng(3)
+    for rows in (
+        np.arange(len(column)),
+        np.array([7, 0, 3, 3, 1, 6]),  # out of chunk order, repeats
+        np.sort(rng.integers(0, len(column), 20)),
+        rng.integers(0, len(column), 20),
+        np.zeros(0, np.int64),
+    ):
+        picked = _take(column, rows)
+        assert picked.type == column.type
+        assert picked.to_pylist() == column.take(pa.array(rows, pa.int64())).to_pylist()
+    assert _take(pa.chunked_array([["a", "b"]]), np.array([1])).to_pylist() == ["b"]
