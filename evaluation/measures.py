@@ -260,6 +260,8 @@ class Evaluation:
     warnings: list[str] = field(default_factory=list)
     strings: dict[str, dict[str, str]] = field(default_factory=dict)
     _order: list[tuple[str, str, bool, bool]] = field(default_factory=list, repr=False)
+    # the ordered and judged run the scores came from (reused by relevant_ranks)
+    ranking: Ranking | None = field(default=None, repr=False, compare=False)
 
     def to_trec_eval(self, per_need: bool = False) -> str:
         """trec_eval's text output (``-q`` adds the per-need lines first)."""
@@ -428,12 +430,12 @@ def evaluate(
                 columns[name] = value
             order.append((name, fmt, m.per_need, True))
     per_need = pd.DataFrame(columns, index=pd.Index(ranking.need_ids, name="need_id", dtype="str"))
-    return Evaluation(per_need, summary, run_id, warnings, strings, order)
+    return Evaluation(per_need, summary, run_id, warnings, strings, order, ranking)
 
 
 def relevant_ranks(
-    qrels: pd.DataFrame,
-    run: Run | pd.DataFrame,
+    qrels: pd.DataFrame | Ranking,
+    run: Run | pd.DataFrame | None = None,
     relevance_level: int = 1,
     max_depth: int | None = None,
 ) -> pd.DataFrame:
@@ -442,8 +444,15 @@ def relevant_ranks(
     Columns need_id (str) and rank (int64), needs in strcmp order, ranks
     increasing. Feed one need's ranks and its R to
     :func:`precision_recall_points` for the PR curve (the seed's Figure 1).
+    Accepts a :class:`Ranking` (``Evaluation.ranking``) in place of ``qrels,
+    run`` to reuse the ordering an evaluation made with the same flags.
     """
-    ranking = _ranked(qrels, run, relevance_level, max_depth, complete=True)
+    if isinstance(qrels, Ranking):
+        ranking = qrels
+    elif run is None:
+        raise TypeError("relevant_ranks needs qrels and a run (or a Ranking)")
+    else:
+        ranking = _ranked(qrels, run, relevance_level, max_depth, complete=True)
     return pd.DataFrame(
         {
             "need_id": pd.Series(ranking.need_ids[ranking.hit_need], dtype="str"),

@@ -82,9 +82,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
         complete=True,
     )
     per_need = evaluation.per_need
-    ranks = relevant_ranks(
-        qrels, run, relevance_level=benchmark.relevance_level, max_depth=benchmark.max_depth
-    )
+    ranks = relevant_ranks(evaluation.ranking)  # same flags: reuse the ordering
     per_need = per_need.reindex(judgments.need_ids) if judgments.need_ids else per_need
     num_rel = per_need["num_rel"].astype(np.int64)
     with transaction.atomic():

@@ -247,6 +247,12 @@ def test_seed_figure_1_points():
     ranks = relevant_ranks(qrels, run)
     cs = ranks[ranks.need_id == "cs-foundations"]["rank"].to_numpy()
     assert cs.tolist() == [1, 2, 6, 7, 9, 12, 13, 16, 18, 21, 23, 25]
+    # the same from the ordering an evaluation made (what the platform stores)
+    for complete in (True, False):
+        reused = relevant_ranks(evaluate(qrels, run, ["map"], complete=complete).ranking)
+        pd.testing.assert_frame_equal(reused, ranks)
+    with pytest.raises(TypeError, match="needs qrels and a run"):
+        relevant_ranks(qrels)
     recall, precision = precision_recall_points(cs, 15)
     assert np.round(recall, 3).tolist()[:3] == [0.067, 0.133, 0.2]
     assert np.round(precision, 3).tolist() == [
