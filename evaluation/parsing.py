@@ -507,6 +507,16 @@ def _first_duplicate(
     return first, second
 
 
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Positions where a run of equal values begins (0 first; empty for no values)."""
+    if len(values) == 0:
+        return np.zeros(0, np.int64)
+    start = np.empty(len(values), bool)
+    start[0] = True
+    np.not_equal(values[1:], values[:-1], out=start[1:])
+    return np.flatnonzero(start)
+
+
 def _blocks_with_repeats(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarray | None:
     """Rows of the need blocks holding a repeated 32-bit doc hash, or None.
 
@@ -520,10 +530,7 @@ def _blocks_with_repeats(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarr
     n = len(need_codes)
     if n == 0:
         return np.zeros(0, np.int64)
-    boundary = np.empty(n, bool)
-    boundary[0] = True
-    np.not_equal(need_codes[1:], need_codes[:-1], out=boundary[1:])
-    starts = np.flatnonzero(boundary)
+    starts = _run_starts(need_codes)
     blocks = len(starts)
     if blocks > 1 and len(np.unique(need_codes[starts])) != blocks:
         return None  # some need's lines are split over several blocks

@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.parsing import _pair_key, _string_hash, _take, _to_numpy
+from evaluation.parsing import _pair_key, _run_starts, _string_hash, _take, _to_numpy
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -115,10 +115,9 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     none = np.zeros(0, np.int64)
     if n == 0:
         return _Order(0, None, none, none)
-    boundary = np.empty(n, bool)
-    boundary[0] = True
-    np.not_equal(need[1:], need[:-1], out=boundary[1:])
-    starts = np.flatnonzero(boundary)
+    starts = _run_starts(need)
+    boundary = np.zeros(n, bool)
+    boundary[starts] = True
     block_need = need[starts]
     contiguous = len(np.unique(block_need)) == len(block_need)
     presorted = contiguous and bool(np.all((score[1:] <= score[:-1]) | boundary[1:]))
@@ -240,12 +239,7 @@ def _slot(key: np.ndarray, bits: int) -> np.ndarray:
 def within_group_position(group: np.ndarray) -> np.ndarray:
     """0-based position of every element inside its run of equal (sorted) group values."""
     n = len(group)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    start = np.empty(n, bool)
-    start[0] = True
-    np.not_equal(group[1:], group[:-1], out=start[1:])
-    starts = np.flatnonzero(start)
+    starts = _run_starts(group)
     position = np.arange(n, dtype=np.int64)
     position -= np.repeat(starts, np.diff(np.append(starts, n)))
     return position
