@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.parsing import _pair_key, _run_starts, _string_hash, _take, _to_numpy
+from evaluation.columns import pair_key, run_starts, string_hash, take, to_numpy
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -115,7 +115,7 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     none = np.zeros(0, np.int64)
     if n == 0:
         return _Order(0, None, none, none)
-    starts = _run_starts(need)
+    starts = run_starts(need)
     boundary = np.zeros(n, bool)
     boundary[starts] = True
     block_need = need[starts]
@@ -152,7 +152,7 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     group_start[1:] = ~tie[positions[1:] - 1]
     group = np.cumsum(group_start)
     rows = positions if base is None else base[positions]
-    table = pa.table({"g": group, "d": _take(doc, rows)})
+    table = pa.table({"g": group, "d": take(doc, rows)})
     within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
     return _Order(n, base, positions, rows[within.to_numpy()])
 
@@ -239,7 +239,7 @@ def _slot(key: np.ndarray, bits: int) -> np.ndarray:
 def within_group_position(group: np.ndarray) -> np.ndarray:
     """0-based position of every element inside its run of equal (sorted) group values."""
     n = len(group)
-    starts = _run_starts(group)
+    starts = run_starts(group)
     position = np.arange(n, dtype=np.int64)
     position -= np.repeat(starts, np.diff(np.append(starts, n)))
     return position
@@ -268,7 +268,7 @@ def rank_run(
     score (any extra column is ignored). With ``complete`` every qrels need is
     kept (those without run lines get no rows and ``has_run`` False), else
     only qrels needs with at least one run line. ``doc_hash``: the run doc
-    ids' :func:`~evaluation.parsing._string_hash`, row for row, when the
+    ids' :func:`~evaluation.columns.string_hash`, row for row, when the
     caller kept it from reading (:meth:`Run.doc_hashes`); else computed here.
     """
     qrels_need = pd.Series(qrels["need_id"]).astype("str").to_numpy(dtype=object)
@@ -292,12 +292,12 @@ def rank_run(
     r_doc_all = _as_arrow_strings(run["doc_id"])
     score = np.asarray(run["score"], dtype=np.float64)
     if doc_hash is None or len(doc_hash) != len(score):
-        doc_hash = _string_hash(r_doc_all)
+        doc_hash = string_hash(r_doc_all)
     keep = None
     if (r_need < 0).any():  # lines of needs without judgments are dropped
         keep = np.flatnonzero(r_need >= 0)
         r_need, score, doc_hash = r_need[keep], score[keep], doc_hash[keep]
-        r_doc = _take(r_doc_all, keep)
+        r_doc = take(r_doc_all, keep)
     else:
         r_doc = r_doc_all
     order = _order(r_need, score, r_doc)
@@ -312,24 +312,24 @@ def rank_run(
         # tied scores may carry their ranks in any order
         lower = (need[1:] == need[:-1]) & (ordered_score[1:] < ordered_score[:-1])
         rank_disagrees = bool(np.any(lower & ~(file_rank[1:] > file_rank[:-1])))
-    pair_key = order.apply(_pair_key(r_need, doc_hash))
+    ranked_key = order.apply(pair_key(r_need, doc_hash))
     if max_depth is not None:
         inside = np.flatnonzero(rank <= max_depth)
         order = _Order(len(inside), order.full()[inside], order.tie_at[:0], order.tie_at[:0])
-        need, rank, pair_key = need[inside], rank[inside], pair_key[inside]
+        need, rank, ranked_key = need[inside], rank[inside], ranked_key[inside]
 
     # relevance of each retrieved document. A table of the judged (need, doc) hashes
     # picks the candidate lines (every judged one among them, few others), whose
     # doc ids are then matched exactly against the judged ids of their need.
-    q_key = _pair_key(q_need, _string_hash(q_doc))
+    q_key = pair_key(q_need, string_hash(q_doc))
     bits = max(16, len(q_key).bit_length() + 4)  # >= 16 slots per judged pair
     table = np.zeros(1 << bits, bool)
     table[_slot(q_key, bits)] = True
-    candidates = np.flatnonzero(table[_slot(pair_key, bits)])
-    c_doc = _take(r_doc, order.rows(candidates))
+    candidates = np.flatnonzero(table[_slot(ranked_key, bits)])
+    c_doc = take(r_doc, order.rows(candidates))
     q_dict = pc.unique(q_doc)
-    q_code = _to_numpy(pc.index_in(q_doc, value_set=q_dict), np.int64)
-    c_code = _to_numpy(pc.fill_null(pc.index_in(c_doc, value_set=q_dict), -1), np.int64)
+    q_code = to_numpy(pc.index_in(q_doc, value_set=q_dict), np.int64)
+    c_code = to_numpy(pc.fill_null(pc.index_in(c_doc, value_set=q_dict), -1), np.int64)
     width = max(len(q_dict), 1)
     q_key = q_need.astype(np.int64) * width + q_code
     key_order = np.argsort(q_key)

@@ -33,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from evaluation.columns import first_duplicate, string_hash, to_numpy
 from evaluation.parsing import (
     _QRELS,
     _RUN,
@@ -42,12 +43,9 @@ from evaluation.parsing import (
     TrecFormatError,
     _check_bytes,
     _explain,
-    _first_duplicate,
     _load,
     _parse,
-    _string_hash,
     _Text,
-    _to_numpy,
 )
 from evaluation.topics import read_needs
 
@@ -119,7 +117,7 @@ def read_qrels(source: Source, name: str | None = None) -> pd.DataFrame:
         _explain(text.data, name, _QRELS, must_fail=True)
     need = pc.dictionary_encode(table.column(0)).combine_chunks()
     need_codes = need.indices.to_numpy(zero_copy_only=False)
-    duplicate = _first_duplicate(need_codes, table.column(2))
+    duplicate = first_duplicate(need_codes, table.column(2))
     if duplicate is not None:
         first, second = duplicate
         doc, qid = table.column(2)[second].as_py(), table.column(0)[second].as_py()
@@ -153,7 +151,7 @@ def read_run(source: Source, name: str | None = None) -> Run:
     table, fast = _parse(data, name, _RUN)
     text = _Text(data, source, name, fast)
     del data
-    scores = _to_numpy(table.column("c4"), np.float64)
+    scores = to_numpy(table.column("c4"), np.float64)
     if not np.isfinite(scores).all():
         _explain(text.data, name, _RUN, must_fail=True)  # names the first nan or inf
     need = table.column("c0")
@@ -162,8 +160,8 @@ def read_run(source: Source, name: str | None = None) -> Run:
     )
     dictionary = need.chunk(0).dictionary if need.num_chunks else pa.array([], pa.string())
     docs = table.column("c2")
-    doc_hash = _string_hash(docs)
-    duplicate = _first_duplicate(need_codes, docs, doc_hash)
+    doc_hash = string_hash(docs)
+    duplicate = first_duplicate(need_codes, docs, doc_hash)
     if duplicate is not None:
         first, second = duplicate
         doc, qid = docs[second].as_py(), dictionary[int(need_codes[second])].as_py()
@@ -173,7 +171,7 @@ def read_run(source: Source, name: str | None = None) -> Run:
             f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
         )
     try:
-        rank = _to_numpy(pc.cast(table.column("c3"), pa.float64()), np.float64)
+        rank = to_numpy(pc.cast(table.column("c3"), pa.float64()), np.float64)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         rank = np.full(len(scores), np.nan)
     warnings: list[str] = []

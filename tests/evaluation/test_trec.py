@@ -286,11 +286,11 @@ def test_doc_hash_is_the_same_whatever_the_chunk_or_slice():
     equal across chunks with different longest ids, and in sliced arrays."""
     import pyarrow as pa
 
-    from evaluation.parsing import _string_hash
+    from evaluation.columns import string_hash
 
     ids = ["", "a", "ab", "abcdefgh", "abcdefghi", "x" * 16, "x" * 17, "é-ü"]
     chunked = pa.chunked_array([ids, ["ab", "zz"], pa.array(["q", *ids]).slice(1)])
-    hashed = _string_hash(chunked).tolist()
+    hashed = string_hash(chunked).tolist()
     assert hashed[10:] == hashed[:8] and hashed[8] == hashed[2]
     assert len(set(hashed[:8] + [hashed[9]])) == 9
 
@@ -299,18 +299,18 @@ def test_to_numpy_matches_pyarrow_for_chunks_nulls_and_empty():
     import numpy as np
     import pyarrow as pa
 
-    from evaluation.parsing import _to_numpy
+    from evaluation.columns import to_numpy
 
     floats = pa.chunked_array([[1.5, None], [], [-0.0, 3.0, float("inf")]], pa.float64())
-    got = _to_numpy(floats, np.float64)
+    got = to_numpy(floats, np.float64)
     assert got.dtype == np.float64
     np.testing.assert_array_equal(got, floats.to_numpy())
     assert np.signbit(got[2])  # -0.0 kept bit for bit
     ints = pa.chunked_array([[3, 1], [7]], pa.int32())
-    assert _to_numpy(ints, np.int64).tolist() == [3, 1, 7]
-    assert _to_numpy(ints, np.int64).dtype == np.int64
-    assert _to_numpy(pa.array([4, 5], pa.int32()), np.int64).dtype == np.int64
-    assert _to_numpy(pa.chunked_array([], pa.float64()), np.float64).shape == (0,)
+    assert to_numpy(ints, np.int64).tolist() == [3, 1, 7]
+    assert to_numpy(ints, np.int64).dtype == np.int64
+    assert to_numpy(pa.array([4, 5], pa.int32()), np.int64).dtype == np.int64
+    assert to_numpy(pa.chunked_array([], pa.float64()), np.float64).shape == (0,)
 
 
 def _first_duplicate_by_hand(needs, docs):
@@ -329,7 +329,7 @@ def test_first_duplicate_matches_a_reader_going_down_the_file(layout):
     import numpy as np
     import pyarrow as pa
 
-    from evaluation.parsing import _blocks_with_repeats, _first_duplicate, _string_hash
+    from evaluation.columns import blocks_with_repeats, first_duplicate, string_hash
 
     rng, found = np.random.default_rng(7), 0
     for case in range(60):
@@ -350,9 +350,9 @@ def test_first_duplicate_matches_a_reader_going_down_the_file(layout):
             needs[b] = needs[a]
         codes = needs.astype(np.int32)
         expected = _first_duplicate_by_hand(codes.tolist(), docs)
-        grid = _blocks_with_repeats(codes, _string_hash(pa.chunked_array([docs])))
+        grid = blocks_with_repeats(codes, string_hash(pa.chunked_array([docs])))
         assert (grid is None) == (layout == "split needs")
-        assert _first_duplicate(codes, pa.chunked_array([docs])) == expected, (layout, case)
+        assert first_duplicate(codes, pa.chunked_array([docs])) == expected, (layout, case)
         found += expected is not None
     assert found >= 30
 
@@ -363,26 +363,26 @@ def test_first_duplicate_survives_folded_hash_collisions_and_padding():
     import numpy as np
     import pyarrow as pa
 
-    from evaluation.parsing import _blocks_with_repeats, _first_duplicate
+    from evaluation.columns import blocks_with_repeats, first_duplicate
 
     needs = np.array([0, 0, 0, 1, 1, 2], np.int32)
     docs = pa.chunked_array([["a", "b", "c", "a", "b", "z"]])
     top = np.uint64(0xFFFFFFFF)
     # rows 0 and 1 fold to the same 32 bits; rows 3 and 4 fold to the padding value
     hashes = np.array([1 << 32, 1, 7, top, top << np.uint64(32), 9], np.uint64)
-    rows = _blocks_with_repeats(needs, hashes)
+    rows = blocks_with_repeats(needs, hashes)
     assert rows.tolist() == [0, 1, 2, 3, 4]  # blocks of needs 0 and 1: candidates
-    assert _first_duplicate(needs, docs, hashes) is None
+    assert first_duplicate(needs, docs, hashes) is None
     docs = pa.chunked_array([["a", "b", "c", "a", "a", "z"]])
     hashes[4] = hashes[3]
-    assert _first_duplicate(needs, docs, hashes) == (3, 4)
+    assert first_duplicate(needs, docs, hashes) == (3, 4)
 
 
 def test_take_picks_as_arrow_does_without_joining_chunks():
     import numpy as np
     import pyarrow as pa
 
-    from evaluation.parsing import _take
+    from evaluation.columns import take
 
     column = pa.chunked_array(
         [
@@ -402,7 +402,7 @@ def test_take_picks_as_arrow_does_without_joining_chunks():
         rng.integers(0, len(column), 20),
         np.zeros(0, np.int64),
     ):
-        picked = _take(column, rows)
+        picked = take(column, rows)
         assert picked.type == column.type
         assert picked.to_pylist() == column.take(pa.array(rows, pa.int64())).to_pylist()
-    assert _take(pa.chunked_array([["a", "b"]]), np.array([1])).to_pylist() == ["b"]
+    assert take(pa.chunked_array([["a", "b"]]), np.array([1])).to_pylist() == ["b"]
