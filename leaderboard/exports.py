@@ -11,10 +11,10 @@ import json
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
+from leaderboard.comparison_views import comparison_context
 from leaderboard.ranking import build_leaderboard
 from leaderboard.views import (
     Problem,
-    comparison_context,
     problem_page,
     shown_result,
     visible_benchmark,

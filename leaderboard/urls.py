@@ -5,6 +5,7 @@ from django.urls import include, path
 
 from leaderboard import (  # noqa: F401 (converters registers <id:>)
     accounts,
+    comparison_views,
     converters,
     exports,
     tokens,
@@ -21,14 +22,16 @@ urlpatterns = [
         name="leaderboard_export",
     ),
     path("benchmarks/<slug:slug>/submit/", uploads.submit, name="submit"),
-    path("benchmarks/<slug:slug>/compare/", views.compare_pick, name="compare_pick"),
-    path("benchmarks/<slug:slug>/compare/<id:a>/<id:b>/", views.compare, name="compare"),
+    path("benchmarks/<slug:slug>/compare/", comparison_views.compare_pick, name="compare_pick"),
+    path("benchmarks/<slug:slug>/compare/<id:a>/<id:b>/", comparison_views.compare, name="compare"),
     path(
         "benchmarks/<slug:slug>/compare/<id:a>/<id:b>/comparison.json",
         exports.compare_json,
         name="compare_json",
     ),
-    path("benchmarks/<slug:slug>/significance/", views.significance, name="significance"),
+    path(
+        "benchmarks/<slug:slug>/significance/", comparison_views.significance, name="significance"
+    ),
     path("submissions/<id:pk>/", views.submission, name="submission"),
     path("submissions/<id:pk>/status/", uploads.submission_status, name="submission_status"),
     path("submissions/<id:pk>/per-need.csv", exports.submission_csv, name="submission_csv"),
