@@ -139,8 +139,8 @@ def main() -> None:
     from django.test.utils import setup_test_environment
 
     from leaderboard.celery import app
-    from leaderboard.loading import load_judgments
     from leaderboard.models import Benchmark, Comparison, Submission
+    from leaderboard.pipeline.loading import load_judgments
 
     setup_test_environment()
     rows = []

@@ -15,8 +15,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from evaluation.trec import TrecFormatError, read_needs, read_qrels
-from leaderboard.loading import load_judgments, load_needs, queue_rescore
 from leaderboard.models import ApiToken, Benchmark, InformationNeed, Judgments, Submission
+from leaderboard.pipeline.loading import load_judgments, load_needs, rescore_benchmark
+from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
 
 
 def _organises(request: HttpRequest, benchmark: Benchmark | None) -> bool:
@@ -151,7 +152,7 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
 
     @admin.action(description="Rescore all runs against the latest judgments")
     def rescore_all(self, request, queryset) -> None:
-        total = sum(queue_rescore(benchmark) for benchmark in queryset)
+        total = sum(rescore_benchmark(benchmark) for benchmark in queryset)
         self.message_user(request, f"Queued {total} runs for rescoring.", messages.SUCCESS)
 
     @admin.action(description="Open for submissions")
@@ -249,13 +250,9 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
 
     @admin.action(description="Show on the leaderboard")
     def unhide(self, request, queryset) -> None:
-        from leaderboard.tasks import compare_submission
-
         queryset.update(is_hidden=False)
         # Hidden runs were left out of comparisons; test them now (only new pairs).
-        for submission in queryset.filter(status=Submission.Status.SCORED):
-            if submission.judgments_id:
-                compare_submission.delay(submission.pk, submission.judgments_id)
+        queue_comparisons(queryset.filter(status=Submission.Status.SCORED))
 
     @admin.action(description="Withdraw")
     def withdraw(self, request, queryset) -> None:
@@ -263,7 +260,7 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
 
     @admin.action(description="Rescore")
     def rescore(self, request, queryset) -> None:
-        count = len(queryset.rescore())
+        count = len(queue_rescore(queryset))
         self.message_user(request, f"Queued {count} runs for rescoring.")
 
 

@@ -12,4 +12,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 
 app = Celery("leaderboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
+# Tasks live in leaderboard/pipeline/tasks.py (the background work), not leaderboard/tasks.py.
+app.autodiscover_tasks(["leaderboard.pipeline"])

@@ -1,4 +1,4 @@
-"""URL converters, registered on import (urls.py and api.py import this module)."""
+"""URL converters, registered on import (urls.py and api/urls.py import this module)."""
 
 from django.urls import register_converter
 

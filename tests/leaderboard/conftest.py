@@ -41,8 +41,8 @@ def demo(db, django_capture_on_commit_callbacks):
 @pytest.fixture
 def library(db):
     """The seed's library benchmark with its needs and judgments, no runs yet."""
-    from leaderboard.loading import load_judgments, load_needs
     from leaderboard.models import Benchmark
+    from leaderboard.pipeline.loading import load_judgments, load_needs
 
     benchmark = Benchmark.objects.create(slug="library", title="Library", daily_limit=3)
     with open(DEMO / "needs.tsv", "rb") as needs:

@@ -11,7 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern
 
-from leaderboard import api, tokens
+from leaderboard.accounts import tokens
+from leaderboard.api import urls as api
 from leaderboard.models import ApiToken, Benchmark, Submission
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"

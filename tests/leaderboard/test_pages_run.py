@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.models import Result, Submission
-from leaderboard.plots import need_figure, precision_recall_points
+from leaderboard.pages.plots import need_figure, precision_recall_points
 from tests.leaderboard import test_pages_data as data
 
 library, demo_user, reader = data.library, data.demo_user, data.reader

@@ -128,7 +128,7 @@ def test_docker_compose_describes_the_production_path():
 
 
 def test_celery_beat_runs_the_sweep_every_few_minutes(settings):
-    from leaderboard import tasks
+    from leaderboard.pipeline import tasks
 
     entry = settings.CELERY_BEAT_SCHEDULE["sweep-stuck-submissions"]
     assert entry["task"] == tasks.sweep_stuck.name

@@ -12,9 +12,9 @@ import scipy.stats
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
-from leaderboard import scoring, tasks
-from leaderboard.loading import load_judgments
 from leaderboard.models import Comparison, Submission
+from leaderboard.pipeline import comparing, scoring, tasks
+from leaderboard.pipeline.loading import load_judgments
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
@@ -84,7 +84,7 @@ def test_compare_tests_every_pair_once_and_matches_scipy(
     # With eager tasks, scoring B already compared it with A: one row per measure.
     comparisons = Comparison.objects.between(a, b)
     assert comparisons.count() == 1  # primary measure is map: one measure
-    assert scoring.compare(b, library.current_judgments) == 0  # nothing new
+    assert comparing.compare(b, library.current_judgments) == 0  # nothing new
     row = comparisons.get(measure="map")
     ap_a = a.current_result().per_need_frame()["map"].to_numpy()
     ap_b = b.current_result().per_need_frame()["map"].to_numpy()

@@ -14,6 +14,7 @@ from django.db import connection
 from django.test import Client
 
 from leaderboard.models import Submission
+from leaderboard.uploads import views as upload_views
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
@@ -209,7 +210,7 @@ def test_concurrent_uploads_cannot_pass_the_daily_limit(library, participant, mo
         pytest.skip("needs PostgreSQL's row locks (SQLite serialises writers anyway)")
     # Scoring is not the subject here, and Celery's eager mode keeps a process-global
     # "join would block" flag that concurrent eager tasks in threads can leave set.
-    monkeypatch.setattr(Submission, "enqueue", lambda self: None)
+    monkeypatch.setattr(upload_views, "queue_scoring", lambda submission: None)
     barrier = threading.Barrier(6)
 
     def upload(i: int) -> int:

@@ -13,8 +13,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from leaderboard.celery import app
-from leaderboard.loading import load_judgments
 from leaderboard.models import Benchmark, Submission
+from leaderboard.pipeline.loading import load_judgments
 from tests.leaderboard.workers import Worker, broker_or_skip, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

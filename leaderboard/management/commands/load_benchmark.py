@@ -8,8 +8,8 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.trec import TrecFormatError
-from leaderboard.loading import load_judgments, load_needs
 from leaderboard.models import Benchmark
+from leaderboard.pipeline.loading import load_judgments, load_needs
 
 
 class Command(BaseCommand):

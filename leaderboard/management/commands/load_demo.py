@@ -9,9 +9,10 @@ from django.core.files import File
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from leaderboard import scoring
-from leaderboard.loading import load_judgments, load_needs
 from leaderboard.models import Benchmark, Submission
+from leaderboard.pipeline import comparing, scoring
+from leaderboard.pipeline.files import sha256_of
+from leaderboard.pipeline.loading import load_judgments, load_needs
 
 DEMO = Path(__file__).resolve().parents[2] / "demo"
 
@@ -76,7 +77,7 @@ class Command(BaseCommand):
                     is_baseline=path.name == "run-A.txt",
                 )
                 with open(path, "rb") as handle:
-                    submission.sha256, submission.size = scoring.sha256_of([handle.read()])
+                    submission.sha256, submission.size = sha256_of([handle.read()])
                     handle.seek(0)
                     submission.file.save(path.name, File(handle), save=False)
                 submission.save()
@@ -84,7 +85,7 @@ class Command(BaseCommand):
             if not submission.results.filter(judgments=judgments).exists():
                 scoring.run_scoring(submission.pk, task_id="load_demo")
         for submission in benchmark.submissions.scored():
-            scoring.compare(submission, judgments)
+            comparing.compare(submission, judgments)
         benchmark.refresh_from_db()
         self.stdout.write(
             f"{benchmark.slug}: {benchmark.needs.count()} needs, "

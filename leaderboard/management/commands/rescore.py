@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.loading import queue_rescore
 from leaderboard.models import Benchmark
+from leaderboard.pipeline.loading import rescore_benchmark
 
 
 class Command(BaseCommand):
@@ -16,4 +16,4 @@ class Command(BaseCommand):
         found = Benchmark.objects.filter(slug=benchmark).first()
         if found is None:
             raise CommandError(f"no benchmark with slug {benchmark!r}")
-        self.stdout.write(f"queued {queue_rescore(found)} runs of {found.slug}")
+        self.stdout.write(f"queued {rescore_benchmark(found)} runs of {found.slug}")

@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand
 
-from leaderboard import scoring
 from leaderboard.models import Submission
+from leaderboard.pipeline import comparing, scoring
 
 
 class Command(BaseCommand):
@@ -18,7 +18,7 @@ class Command(BaseCommand):
             if submission is None:
                 continue
             if submission.status == Submission.Status.SCORED:
-                scoring.compare(submission, submission.judgments)
+                comparing.compare(submission, submission.judgments)
             self.stdout.write(
                 f"{submission.run_name}: {submission.status} {submission.failure_reason}"
             )

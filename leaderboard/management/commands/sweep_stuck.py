@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from leaderboard.tasks import sweep_stuck
+from leaderboard.pipeline.tasks import sweep_stuck
 
 
 class Command(BaseCommand):

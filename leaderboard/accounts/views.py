@@ -1,10 +1,17 @@
 """Sign-up; log in, log out and password change come from django.contrib.auth."""
 
+from django import forms
 from django.contrib.auth import login
+from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from leaderboard.forms import SignupForm
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(required=False, help_text="Optional; only organizers see it.")
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -1,8 +1,8 @@
 """The comparison pages: two runs need by need, and every pair's significance.
 
-Thin views over ``leaderboard.comparing`` (paired scores, stored or fresh tests, the
-matrix) and ``leaderboard.plots``; the helpers shared with the other pages (visible
-benchmark, problem pages, number formats) live in ``leaderboard.views``.
+Thin views over ``pairs`` (paired scores, stored or fresh tests, the matrix) and
+``plots``; the helpers shared with the other pages (visible benchmark, problem pages,
+number formats) live in ``shortcuts``.
 """
 
 from __future__ import annotations
@@ -16,22 +16,25 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
-from leaderboard import plots
-from leaderboard.comparing import eleven_point, paired_scores, significance_matrix, stats_for_pair
 from leaderboard.converters import IdConverter
 from leaderboard.models import Benchmark, Result, Submission
-from leaderboard.ranking import (
+from leaderboard.pages import plots
+from leaderboard.pages.boards import (
     ALPHA,
     CORRECTIONS,
     build_leaderboard,
     is_count,
     measure_label,
     per_need_label,
-    stored_measures,
 )
-from leaderboard.views import (
+from leaderboard.pages.pairs import (
+    eleven_point,
+    paired_scores,
+    significance_matrix,
+    stats_for_pair,
+)
+from leaderboard.pages.shortcuts import (
     Problem,
-    eleven_figure,
     fmt,
     fmt_p,
     problem_page,
@@ -148,7 +151,7 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
         rows=_comparison_html(scores, titles, measure),
         bars=plots.difference_bars(scores["diff"].to_numpy(), label, name_a, name_b),
         dots=plots.scatter(scores["a"].to_numpy(), scores["b"].to_numpy(), label, name_a, name_b),
-        eleven=eleven_figure(
+        eleven=plots.eleven_figure(
             {name_a: eleven_point(ctx["result_a"]), name_b: eleven_point(ctx["result_b"])},
             "averaged over needs",
         ),
@@ -176,7 +179,7 @@ def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString
 @require_GET
 def significance(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
-    measures = stored_measures(benchmark)
+    measures = benchmark.tested_measures()
     measure = request.GET.get("measure") or benchmark.primary_measure
     correction = request.GET.get("correction") or "holm"
     notes = []

@@ -1,6 +1,6 @@
 """The OpenAPI 3.1 document of the JSON API (``/api/schema/``), written by hand.
 
-A test derives the routes from ``leaderboard.api.urlpatterns`` and checks that every one
+A test derives the routes from ``leaderboard.api.urls.urlpatterns`` and checks that every one
 is described here with its methods and parameters.
 """
 

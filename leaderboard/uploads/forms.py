@@ -1,4 +1,4 @@
-"""Forms that validate uploads before anything is stored."""
+"""The upload form: validates a run before anything is stored."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import os
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import UserCreationForm
 from django.core.files.uploadedfile import UploadedFile
 
 from evaluation.trec import TrecFormatError, check_run_head
@@ -85,10 +84,3 @@ class SubmissionForm(forms.Form):
             )
         cleaned["run_name"] = run_name
         return cleaned
-
-
-class SignupForm(UserCreationForm):
-    email = forms.EmailField(required=False, help_text="Optional; only organizers see it.")
-
-    class Meta(UserCreationForm.Meta):
-        fields = ("username", "email")

@@ -95,11 +95,6 @@ def adjusted(pvalues: list[float], method: str) -> list[float]:
     return [float(v) for v in np.asarray(adjust_p(p, method))]
 
 
-def stored_measures(benchmark: Benchmark) -> list[str]:
-    """Measures the workers test every pair on."""
-    return list(dict.fromkeys([benchmark.primary_measure, "map"]))
-
-
 @dataclass
 class Row:
     result_id: int
@@ -225,7 +220,7 @@ def _mark_against_leader(board: Board) -> None:
     if not others:
         return
     raw: dict[int, float] = {}
-    if board.measure in stored_measures(board.benchmark):
+    if board.measure in board.benchmark.tested_measures():
         board.significance = "stored"
         # Two index lookups joined by UNION ALL: SQLite plans "a = x OR b = x" as a scan.
         family = Comparison.objects.filter(
@@ -321,7 +316,7 @@ def current_leaders(benchmarks: list[Benchmark], user) -> dict[int, tuple[Row, i
 
 def judged(frame: pd.DataFrame) -> pd.DataFrame:
     """The needs significance tests pair over: those with at least one relevant document
-    (as ``leaderboard.scoring.compare`` does; without ``num_rel``, every need)."""
+    (as ``leaderboard.pipeline.comparing.compare`` does; without ``num_rel``, every need)."""
     if "num_rel" not in frame.columns:
         return frame
     return frame[frame["num_rel"].to_numpy() > 0]

@@ -1,8 +1,8 @@
 """Comparing runs: one pair (stored or computed on the page) and the all-pairs matrix.
 
-Stored comparisons hold raw p-values for the benchmark's primary measure and ``map``;
-corrections are applied here, over the family the page asks about. See ``ranking`` for
-the decisions on ranks and significance against the leader.
+Stored comparisons hold raw p-values for the benchmark's tested measures (its primary
+measure and ``map``); corrections are applied here, over the family the page asks about.
+See ``boards`` for the decisions on ranks and significance against the leader.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pandas as pd
 
 from evaluation.significance import PAIR_KEYS, compare_pair, tukey_hsd_blocked
 from leaderboard.models import Comparison, Result, Submission
-from leaderboard.ranking import ALPHA, ELEVEN, TOP_RUNS, Board, Row, adjusted, judged
+from leaderboard.pages.boards import ALPHA, ELEVEN, TOP_RUNS, Board, Row, adjusted, judged
 
 # --- Pairwise comparison ------------------------------------------------------------
 
@@ -40,7 +40,7 @@ def stats_for_pair(
         result = {key: stored[key] for key in PAIR_KEYS if key in stored}
         result["permutations"] = stored["permutations"]
         if a.pk > b.pk:
-            result = turned(result)
+            result = Comparison.turned(result)
         return result, True
     n = len(scores)
     permutations = 10_000 if n <= 1_000 else max(1_000, 10_000_000 // max(n, 1) // 100 * 100)
@@ -51,28 +51,6 @@ def stats_for_pair(
         )
     result["permutations"] = permutations
     return result, False
-
-
-def _negated(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and value != value):  # None or NaN
-        return None
-    return -value
-
-
-def turned(result: dict[str, Any]) -> dict[str, Any]:
-    """The same comparison seen from the other run: differences a - b become b - a.
-
-    Signs of the mean difference, effect size and t statistic flip, the confidence
-    interval is mirrored, wins and losses swap; p-values and the Wilcoxon statistic
-    (the smaller rank sum) do not change.
-    """
-    out = dict(result)
-    out["mean_diff"] = -result["mean_diff"]
-    out["ci_low"], out["ci_high"] = _negated(result["ci_high"]), _negated(result["ci_low"])
-    out["wins"], out["losses"] = result["losses"], result["wins"]
-    for key in ("effect_size", "t_statistic"):
-        out[key] = _negated(result[key])
-    return out
 
 
 def paired_scores(frame_a: pd.DataFrame, frame_b: pd.DataFrame, measure: str) -> pd.DataFrame:

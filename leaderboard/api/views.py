@@ -32,16 +32,16 @@ from django.http import (
     UnreadablePostError,
 )
 from django.http.multipartparser import MultiPartParserError
-from django.urls import path, re_path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from leaderboard import converters, openapi  # noqa: F401 (converters registers <id:>)
-from leaderboard.forms import max_upload_bytes
+from leaderboard.api import openapi
 from leaderboard.models import ApiToken, Benchmark, Result, Submission, utc_day_start
-from leaderboard.ranking import build_leaderboard
-from leaderboard.uploads import receive_run
-from leaderboard.views import shown_result, visible_benchmark, visible_submission
+from leaderboard.pages.boards import build_leaderboard
+from leaderboard.pages.shortcuts import shown_result, visible_benchmark, visible_submission
+from leaderboard.uploads.forms import max_upload_bytes
+from leaderboard.uploads.views import receive_run
 
 
 class ApiError(Exception):
@@ -284,15 +284,3 @@ def schema(request: HttpRequest) -> HttpResponse:
 def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
     """Any method on any other path under /api/."""
     return ApiError(404, "No such endpoint; the routes are listed at /api/schema/.").response()
-
-
-urlpatterns = [
-    path("benchmarks/", benchmarks, name="api_benchmarks"),
-    path("benchmarks/<slug:slug>/", benchmark, name="api_benchmark"),
-    path("benchmarks/<slug:slug>/submissions/", submit, name="api_submit"),
-    path("submissions/<id:submission_id>/", submission, name="api_submission"),
-    path("submissions/<id:submission_id>/per-need/", per_need, name="api_per_need"),
-    path("schema/", schema, name="api_schema"),
-    # Anything else under /api/ is a JSON 404 (not the HTML page, not a slash redirect).
-    re_path(r"^(?P<rest>.*)$", not_found, name="api_not_found"),
-]

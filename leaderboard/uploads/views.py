@@ -13,9 +13,10 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
-from leaderboard.forms import SubmissionForm, max_upload_bytes
 from leaderboard.models import Benchmark, Result, Submission, utc_day_start
-from leaderboard.scoring import sha256_of
+from leaderboard.pipeline.files import sha256_of
+from leaderboard.pipeline.tasks import queue_scoring
+from leaderboard.uploads.forms import SubmissionForm, max_upload_bytes
 
 
 def _limit_context(benchmark: Benchmark, user) -> dict:
@@ -121,7 +122,7 @@ def _store(user, benchmark: Benchmark, form: SubmissionForm) -> tuple[Submission
         )
         submission.file.save(upload.name, upload, save=False)
         submission.save()
-        submission.enqueue()
+        queue_scoring(submission)
     return submission, 201
 
 

@@ -208,6 +208,13 @@ def eleven_point_figure(curves: dict[str, Sequence[float]], title: str) -> SafeS
     return _svg(title, "Interpolated precision at recall 0.0 to 1.0. " + "; ".join(descs), body)
 
 
+def eleven_figure(curves: dict[str, Sequence[float] | None], what: str) -> SafeString | None:
+    """``eleven_point_figure`` of the runs' curves; None when any run has no curve."""
+    if any(values is None for values in curves.values()):
+        return None
+    return eleven_point_figure(curves, f"11-point interpolated precision, {what}")
+
+
 def _nice_bound(value: float) -> float:
     """A round axis bound at or above ``value`` (1, 2, 5 times a power of ten)."""
     if not value or value != value:

@@ -1,6 +1,6 @@
-"""Loading needs and judgments into a benchmark, and queueing rescoring.
+"""Loading needs and judgments into a benchmark, and queueing the rescoring it causes.
 
-Used by the admin and by the management commands. Files are validated by the engine
+Used by the admin and by the management commands (``load_benchmark``, ``load_demo``). Files are validated by the engine
 first; a bad line raises ``TrecFormatError`` (file:line: reason) and nothing is stored.
 """
 
@@ -14,16 +14,10 @@ from django.db import transaction
 
 from evaluation.trec import read_needs, read_qrels
 from leaderboard.models import Benchmark, InformationNeed, Judgments
-from leaderboard.scoring import sha256_of
+from leaderboard.pipeline.files import chunks_of, sha256_of
+from leaderboard.pipeline.tasks import queue_rescore
 
 BATCH = 2000
-
-
-def _chunks(stream: BinaryIO, size: int = 1 << 20):
-    stream.seek(0)
-    while chunk := stream.read(size):
-        yield chunk
-    stream.seek(0)
 
 
 def load_needs(benchmark: Benchmark, stream: BinaryIO, name: str) -> int:
@@ -60,7 +54,7 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
     An upload identical (same sha256) to the latest version adds nothing and returns it.
     """
     qrels = read_qrels(stream, name=name)
-    sha256, _ = sha256_of(_chunks(stream))
+    sha256, _ = sha256_of(chunks_of(stream))
     latest = benchmark.latest_judgments
     if latest is not None and latest.sha256 == sha256:
         return latest
@@ -89,12 +83,12 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
             [InformationNeed(benchmark=benchmark, need_id=n) for n in need_ids if n not in known],
             batch_size=BATCH,
         )
-        queue_rescore(benchmark)
+        rescore_benchmark(benchmark)
         benchmark.refresh_from_db()
         benchmark.promote_judgments_if_complete(judgments)
     return judgments
 
 
-def queue_rescore(benchmark: Benchmark) -> int:
+def rescore_benchmark(benchmark: Benchmark) -> int:
     """Queue every live run of the benchmark for scoring against its latest judgments."""
-    return len(benchmark.submissions.all().rescore())
+    return len(queue_rescore(benchmark.submissions.all()))

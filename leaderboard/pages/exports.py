@@ -11,9 +11,9 @@ import json
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
-from leaderboard.comparison_views import comparison_context
-from leaderboard.ranking import build_leaderboard
-from leaderboard.views import (
+from leaderboard.pages.boards import build_leaderboard
+from leaderboard.pages.comparisons import comparison_context
+from leaderboard.pages.shortcuts import (
     Problem,
     problem_page,
     shown_result,

@@ -1,0 +1,61 @@
+"""The platform's data: benchmarks, needs and judgments; runs, their results and the
+comparisons between them; API tokens. One module per group, re-exported here so that
+``from leaderboard.models import Submission`` works everywhere.
+
+- ``benchmarks``: ``Benchmark``, ``InformationNeed``, ``Judgments`` (versioned qrels).
+- ``submissions``: ``Submission`` (a run and its status) and the run-name rules.
+- ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
+- ``tokens``: ``ApiToken``.
+
+May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
+imports a task, a page or the pipeline: sending work to Celery belongs to
+``leaderboard.pipeline``). Inside the package, modules import each other by their own
+path (never through this ``__init__``), in one direction: results -> submissions <-
+benchmarks.
+"""
+
+from leaderboard.models.benchmarks import (
+    TESTED_MEASURES,
+    Benchmark,
+    BenchmarkQuerySet,
+    InformationNeed,
+    Judgments,
+    judgments_path,
+)
+from leaderboard.models.results import (
+    Comparison,
+    ComparisonQuerySet,
+    MeasureVector,
+    Result,
+    ResultQuerySet,
+)
+from leaderboard.models.submissions import (
+    RUN_NAME_RE,
+    Submission,
+    SubmissionQuerySet,
+    run_name_validator,
+    submission_path,
+    utc_day_start,
+)
+from leaderboard.models.tokens import ApiToken
+
+__all__ = [
+    "RUN_NAME_RE",
+    "TESTED_MEASURES",
+    "ApiToken",
+    "Benchmark",
+    "BenchmarkQuerySet",
+    "Comparison",
+    "ComparisonQuerySet",
+    "InformationNeed",
+    "Judgments",
+    "MeasureVector",
+    "Result",
+    "ResultQuerySet",
+    "Submission",
+    "SubmissionQuerySet",
+    "judgments_path",  # 0001_initial names leaderboard.models.judgments_path
+    "run_name_validator",
+    "submission_path",  # and leaderboard.models.submission_path
+    "utc_day_start",
+]

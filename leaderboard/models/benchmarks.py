@@ -1,0 +1,158 @@
+"""Benchmarks, their information needs and their versioned judgments (qrels files).
+
+A benchmark shows the results of its *current* judgments version; a new version becomes
+current only once every live run has been rescored against it (see
+``Benchmark.promote_judgments_if_complete``), so readers never see a half-rescored
+leaderboard. Imports within ``models`` only from ``submissions`` (run statuses).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from leaderboard.models.submissions import Submission
+
+# Measures whose per-need vectors are stored and tested for every pair, besides the primary.
+TESTED_MEASURES = ("map",)
+
+
+class BenchmarkQuerySet(models.QuerySet):
+    def published(self) -> BenchmarkQuerySet:
+        return self.filter(published=True)
+
+    def organised_by(self, user) -> BenchmarkQuerySet:
+        if user.is_superuser:
+            return self
+        return self.filter(organizers=user)
+
+    def visible_to(self, user) -> BenchmarkQuerySet:
+        if user.is_authenticated and user.is_superuser:
+            return self
+        if user.is_authenticated:
+            return self.filter(Q(published=True) | Q(organizers=user)).distinct()
+        return self.published()
+
+
+class Benchmark(models.Model):
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    primary_measure = models.CharField(max_length=40, default="map")
+    relevance_level = models.IntegerField(
+        default=1, help_text="A document is relevant when its judgment is at least this value."
+    )
+    max_depth = models.PositiveIntegerField(
+        default=1000, help_text="Only the first this many documents of each ranking count."
+    )
+    is_open = models.BooleanField("open for submissions", default=True)
+    daily_limit = models.PositiveIntegerField(
+        default=10, help_text="Submissions per participant per UTC day (failed ones do not count)."
+    )
+    organizers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="organised_benchmarks"
+    )
+    published = models.BooleanField(default=True)
+    current_judgments = models.ForeignKey(
+        "Judgments", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    objects = BenchmarkQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("leaderboard", args=[self.slug])
+
+    def is_organised_by(self, user) -> bool:
+        if not user.is_authenticated:
+            return False
+        return user.is_superuser or self.organizers.filter(pk=user.pk).exists()
+
+    @property
+    def latest_judgments(self) -> Judgments | None:
+        return self.judgments.order_by("-version").first()
+
+    def tested_measures(self) -> list[str]:
+        """Measures the workers store per-need vectors for and test every pair on."""
+        return list(dict.fromkeys([self.primary_measure, *TESTED_MEASURES]))
+
+    def rescoring_in_progress(self) -> bool:
+        latest = self.latest_judgments
+        return latest is not None and latest.pk != self.current_judgments_id
+
+    def promote_judgments_if_complete(self, judgments: Judgments) -> bool:
+        """Make ``judgments`` current once every live run has a result against it.
+
+        Failed and withdrawn runs do not hold the switch back. Returns whether it moved.
+        """
+        if self.current_judgments_id == judgments.pk:
+            return False
+        pending = (
+            self.submissions.live()
+            .exclude(status=Submission.Status.FAILED)
+            .exclude(results__judgments=judgments)
+        )
+        if pending.exists():
+            return False
+        Benchmark.objects.filter(pk=self.pk).update(current_judgments=judgments)
+        self.current_judgments = judgments
+        return True
+
+
+class InformationNeed(models.Model):
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="needs")
+    need_id = models.CharField(max_length=100)
+    title = models.CharField(max_length=500, blank=True)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["benchmark", "need_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "need_id"], name="unique_need_per_benchmark"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.need_id}: {self.title}"
+
+
+def judgments_path(instance: Judgments, filename: str) -> str:
+    return f"judgments/{instance.benchmark.slug}/v{instance.version}-{filename}"
+
+
+class Judgments(models.Model):
+    """One uploaded qrels file; every upload is a new version."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="judgments")
+    version = models.PositiveIntegerField()
+    file = models.FileField(upload_to=judgments_path, max_length=300)
+    sha256 = models.CharField(max_length=64)
+    num_needs = models.PositiveIntegerField(default=0)
+    num_judged = models.PositiveIntegerField(default=0)
+    num_relevant = models.PositiveIntegerField(default=0)
+    note = models.CharField(max_length=200, blank=True)
+    need_ids = models.JSONField(
+        default=list, help_text="The judged needs in trec_eval's order; per-need vectors follow it."
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["benchmark", "-version"]
+        verbose_name_plural = "judgments"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "version"], name="unique_judgments_version"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.benchmark.slug} judgments v{self.version}"

@@ -1,0 +1,190 @@
+"""Submitted runs: one row per uploaded run file, its status and the queries over many.
+
+The status moves ``queued -> running -> scored | failed`` (``withdrawn`` at any time);
+the conditional updates here (``claim``, ``requeue``, ``fail``) are what make the Celery
+tasks safe to redeliver. Sending tasks is not done here: a model never imports a task
+(``leaderboard.pipeline.tasks`` queues them). Imports nothing else of ``models``: the
+foreign keys name their targets as strings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import F, Q
+from django.urls import reverse
+from django.utils import timezone
+
+if TYPE_CHECKING:
+    from leaderboard.models.benchmarks import Benchmark
+    from leaderboard.models.results import Result
+
+RUN_NAME_RE = re.compile(r"^[A-Za-z0-9._-]{1,40}$")
+run_name_validator = RegexValidator(
+    RUN_NAME_RE, "Use 1 to 40 letters, digits, dots, underscores or hyphens."
+)
+
+
+def utc_day_start(now: dt.datetime | None = None) -> dt.datetime:
+    now = now or timezone.now()
+    return now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+class SubmissionQuerySet(models.QuerySet):
+    def for_benchmark(self, benchmark: Benchmark) -> SubmissionQuerySet:
+        return self.filter(benchmark=benchmark)
+
+    def live(self) -> SubmissionQuerySet:
+        return self.exclude(status=Submission.Status.WITHDRAWN)
+
+    def scored(self) -> SubmissionQuerySet:
+        return self.filter(status=Submission.Status.SCORED)
+
+    def visible_to(self, user) -> SubmissionQuerySet:
+        """Hidden and withdrawn runs only for their owner, the organizers and superusers."""
+        public = Q(is_hidden=False) & ~Q(status=Submission.Status.WITHDRAWN)
+        if not user.is_authenticated:
+            return self.filter(public)
+        if user.is_superuser:
+            return self
+        return self.filter(public | Q(participant=user) | Q(benchmark__organizers=user)).distinct()
+
+    def counted_today(self, user) -> int:
+        """Submissions that count against the daily limit: this UTC day, not failed."""
+        return (
+            self.filter(participant=user, created__gte=utc_day_start())
+            .exclude(status=Submission.Status.FAILED)
+            .count()
+        )
+
+    def requeue_all(self) -> list[int]:
+        """Put these runs (withdrawn ones excepted) back to ``queued``, attempts reset.
+
+        One UPDATE for all of them; returns their ids. The caller sends the tasks
+        (``leaderboard.pipeline.tasks.queue_rescore``). Running ones too: a task that
+        started before, say, a new judgments version finds its row re-queued when it
+        finishes, keeps nothing, and the new message scores it.
+        """
+        ids = list(self.live().values_list("pk", flat=True))
+        Submission.objects.filter(pk__in=ids).update(
+            status=Submission.Status.QUEUED,
+            queued_at=timezone.now(),
+            task_id="",
+            attempts=0,
+            failure_reason="",
+        )
+        return ids
+
+    def stuck(self, older_than: dt.timedelta) -> SubmissionQuerySet:
+        cutoff = timezone.now() - older_than
+        return self.filter(
+            Q(status=Submission.Status.RUNNING, started__lt=cutoff)
+            | Q(status=Submission.Status.QUEUED, queued_at__lt=cutoff)
+        )
+
+
+def submission_path(instance: Submission, filename: str) -> str:
+    return f"runs/{instance.benchmark.slug}/{instance.run_name}-{filename}"
+
+
+class Submission(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SCORED = "scored"
+        FAILED = "failed"
+        WITHDRAWN = "withdrawn"
+
+    benchmark = models.ForeignKey(
+        "leaderboard.Benchmark", on_delete=models.CASCADE, related_name="submissions"
+    )
+    participant = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"
+    )
+    run_name = models.CharField(max_length=40, validators=[run_name_validator])
+    description = models.TextField(blank=True)
+    file = models.FileField(upload_to=submission_path, max_length=300)
+    size = models.BigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    failure_reason = models.TextField(blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    is_baseline = models.BooleanField("baseline", default=False)
+    is_hidden = models.BooleanField("hidden", default=False)
+    created = models.DateTimeField(default=timezone.now)
+    queued_at = models.DateTimeField(default=timezone.now)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    task_id = models.CharField(max_length=64, blank=True)
+    judgments = models.ForeignKey(
+        "leaderboard.Judgments",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The judgments version of the latest scoring.",
+    )
+
+    objects = SubmissionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "run_name"], name="unique_run_name"),
+        ]
+        indexes = [models.Index(fields=["status", "queued_at"])]
+
+    def __str__(self) -> str:
+        return self.run_name
+
+    def get_absolute_url(self) -> str:
+        return reverse("submission", args=[self.pk])
+
+    def is_visible_to(self, user) -> bool:
+        if not self.is_hidden and self.status != self.Status.WITHDRAWN:
+            return True
+        if not user.is_authenticated:
+            return False
+        return user.pk == self.participant_id or self.benchmark.is_organised_by(user)
+
+    def claim(self, task_id: str) -> bool:
+        """Move ``queued`` -> ``running`` atomically; False if another task has it.
+
+        A message redelivered after its worker died carries the same task id, so it may
+        take back a row left ``running`` by that same task; a different task never can.
+        """
+        claimable = Q(status=self.Status.QUEUED) | Q(status=self.Status.RUNNING, task_id=task_id)
+        won = Submission.objects.filter(claimable, pk=self.pk).update(
+            status=self.Status.RUNNING,
+            started=timezone.now(),
+            task_id=task_id,
+            attempts=F("attempts") + 1,
+        )
+        if won:
+            self.refresh_from_db()
+        return bool(won)
+
+    def requeue(self) -> None:
+        """Back to ``queued`` (the sweep's retry: attempts are kept and counted)."""
+        Submission.objects.filter(pk=self.pk).exclude(status=self.Status.WITHDRAWN).update(
+            status=self.Status.QUEUED, queued_at=timezone.now(), task_id="", failure_reason=""
+        )
+        self.refresh_from_db()
+
+    def fail(self, reason: str) -> None:
+        Submission.objects.filter(pk=self.pk).exclude(status=self.Status.WITHDRAWN).update(
+            status=self.Status.FAILED, failure_reason=reason, finished=timezone.now()
+        )
+        self.refresh_from_db()
+
+    def current_result(self) -> Result | None:
+        judgments_id = self.benchmark.current_judgments_id
+        if judgments_id is None:
+            return None
+        return self.results.filter(judgments_id=judgments_id).first()

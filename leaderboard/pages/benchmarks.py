@@ -1,0 +1,131 @@
+"""The reader's first pages: the list of benchmarks and each benchmark's leaderboard.
+
+Thin views: ``boards`` ranks the runs and tests them against the leader; the rows are
+built here as HTML in one pass (see ``_board_html``); templates lay out.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+from django.views.decorators.http import require_GET
+
+from leaderboard.models import Benchmark, InformationNeed
+from leaderboard.pages.boards import ALPHA, build_leaderboard, current_leaders, measure_label
+from leaderboard.pages.shortcuts import fmt, fmt_p, visible_benchmark
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    benchmarks = list(Benchmark.objects.visible_to(request.user).order_by("title"))
+    counts = _need_counts(benchmarks)
+    leaders = current_leaders(benchmarks, request.user)
+    rows = []
+    for benchmark in benchmarks:
+        leader, runs = leaders.get(benchmark.pk, (None, 0))
+        rows.append(
+            {
+                "benchmark": benchmark,
+                "needs": counts.get(benchmark.pk, 0),
+                "runs": runs,
+                "leader": leader,
+                "leader_value": fmt(leader.value if leader else None, benchmark.primary_measure),
+                "measure_label": measure_label(benchmark.primary_measure),
+            }
+        )
+    return render(request, "leaderboard/home.html", {"rows": rows})
+
+
+def _need_counts(benchmarks: list[Benchmark]) -> dict[int, int]:
+    return dict(
+        InformationNeed.objects.filter(benchmark__in=benchmarks)
+        .values("benchmark_id")
+        .annotate(n=Count("pk"))
+        .values_list("benchmark_id", "n")
+    )
+
+
+@require_GET
+def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = visible_benchmark(request, slug)
+    board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+    context = {
+        "benchmark": benchmark,
+        "board": board,
+        "alpha": ALPHA,
+        "measure_label": measure_label(board.measure),
+        "column_heads": [(m, measure_label(m)) for m in board.columns],
+        "other_measures": [(m, measure_label(m)) for m in board.measures],
+        "run_options": _run_options(board.rows),
+        "table_rows": _board_html(board),
+        "needs": benchmark.current_judgments.num_needs if benchmark.current_judgments else 0,
+        "stored_measures": benchmark.tested_measures(),
+    }
+    return render(request, "leaderboard/leaderboard.html", context)
+
+
+def _board_html(board) -> SafeString:
+    """The leaderboard's rows. Built here rather than in the template because a
+    thousand runs through Django's template engine take ~100 ms; this takes ~5."""
+    run_url = reverse("submission", args=[0])[:-2]
+    pending = board.significance == "stored"
+    out = []
+    for row in board.rows:
+        css = (
+            ' class="leader"' if row.is_leader else ' class="tied"' if row.tied_with_leader else ""
+        )
+        badges = ' <span class="badge baseline">baseline</span>' if row.is_baseline else ""
+        if not row.is_public:
+            badges += (
+                f' <span class="badge hidden">{"hidden" if row.is_hidden else row.status}</span>'
+            )
+        cells = "".join(f'<td class="num">{fmt(row.summary.get(m), m)}</td>' for m in board.columns)
+        p = fmt_p(row.p_adjusted)
+        if row.is_leader:
+            sig = "#1"
+        elif row.differs_from_leader:
+            sig = (
+                f'<span class="mark diff" title="significantly below #1: Holm-corrected '
+                f'p = {p}">▼</span> <span class="p">p {p}</span>'
+            )
+        elif row.tied_with_leader:
+            sig = (
+                f'<span class="mark tie" title="statistically tied with #1: Holm-corrected '
+                f'p = {p}">≈</span> <span class="p">p {p}</span>'
+            )
+        elif row.value is not None and pending:
+            sig = '<span class="muted">pending</span>'
+        else:
+            sig = ""
+        out.append(
+            f'<tr{css}><td class="num">{row.rank or "—"}</td>'
+            f'<th scope="row"><a href="{run_url}{row.submission_id}/">{escape(row.run_name)}</a>'
+            f'{badges}</th><td class="wide">{escape(row.participant)}</td>'
+            f'<td class="wide"><time datetime="{row.created.isoformat()}">'
+            f'{row.created:%Y-%m-%d}</time></td>{cells}<td class="sig">{sig}</td></tr>'
+        )
+    return mark_safe("\n".join(out))
+
+
+def _run_options(rows) -> tuple[SafeString, SafeString]:
+    """The run pickers' <option>s: #1 chosen in the first, the runner-up in the second,
+    so that the form compares two different runs without a click (and without JS)."""
+    options = [
+        f'value="{row.submission_id}">{escape(row.run_name)}'
+        f"{'' if row.rank is None else f' (#{row.rank})'}</option>"
+        for row in rows
+    ]
+
+    def picked(index: int) -> SafeString:
+        return mark_safe(
+            "".join(
+                f"<option {'selected ' if i == index else ''}{o}" for i, o in enumerate(options)
+            )
+        )
+
+    return picked(0), picked(1)

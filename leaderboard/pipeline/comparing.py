@@ -1,0 +1,104 @@
+"""Comparing a scored run with every other scored run of its benchmark: the new pairs.
+
+What ``compare_submission`` calls after a run is scored. The engine's
+``compare_one_against_many`` tests the pairs (t, Wilcoxon, randomization); raw p-values
+are stored, one ``Comparison`` row per pair and measure with the lower id as run a;
+corrections are applied later by the page that asks a family of questions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from django.db.models import Q
+
+from evaluation.significance import compare_one_against_many
+from leaderboard.models import Comparison, Judgments, MeasureVector, Result, Submission
+
+PERMUTATIONS = 10_000
+SEED = 0
+
+
+def _clean(value):
+    if value is None:
+        return None
+    value = float(value)
+    return None if np.isnan(value) else value
+
+
+def compare(submission: Submission, judgments: Judgments) -> int:
+    """Test ``submission`` against every other scored, visible run: only the new pairs.
+
+    Pairs over the needs with at least one relevant document; a need a run did not
+    answer scores 0 (trec_eval -c). Returns the number of comparisons stored.
+    """
+    benchmark = submission.benchmark
+    mine = Result.objects.filter(submission=submission, judgments=judgments).first()
+    if mine is None:
+        return 0
+    # Pair over the needs with at least one relevant document.
+    mask = mine.per_need_frame()["num_rel"].to_numpy() > 0
+    stored = 0
+    for measure in benchmark.tested_measures():
+        done = set(
+            Comparison.objects.filter(judgments=judgments, measure=measure)
+            .filter(Q(submission_a=submission) | Q(submission_b=submission))
+            .values_list("submission_a_id", "submission_b_id")
+        )
+        done_ids = {a if b == submission.pk else b for a, b in done}
+        vectors = (
+            MeasureVector.objects.filter(
+                measure=measure,
+                result__judgments=judgments,
+                result__submission__benchmark=benchmark,
+                result__submission__status=Submission.Status.SCORED,
+                result__submission__is_hidden=False,
+            )
+            .exclude(result__submission__in=[submission.pk, *done_ids])
+            .values_list("result__submission_id", "values")
+        )
+        mine_vector = MeasureVector.objects.filter(result=mine, measure=measure).first()
+        if mine_vector is None:
+            continue
+        others = {
+            int(pk): np.frombuffer(bytes(values), dtype=np.float64)[mask] for pk, values in vectors
+        }
+        if not others:
+            continue
+        new = mine_vector.array()[mask]
+        frame = pd.DataFrame(others)
+        rows = compare_one_against_many(
+            new, frame, name=str(submission.pk), permutations=PERMUTATIONS, seed=SEED
+        )
+        comparisons = []
+        for row in rows.to_dict("records"):
+            other = int(row["b"])
+            if submission.pk > other:
+                row, a, b = Comparison.turned(row), other, submission.pk
+            else:
+                a, b = submission.pk, other
+            comparisons.append(
+                Comparison(
+                    submission_a_id=a,
+                    submission_b_id=b,
+                    judgments=judgments,
+                    measure=measure,
+                    n=int(row["n"]),
+                    mean_diff=float(row["mean_diff"]),
+                    ci_low=_clean(row["ci_low"]),
+                    ci_high=_clean(row["ci_high"]),
+                    effect_size=_clean(row["effect_size"]),
+                    wins=int(row["wins"]),
+                    ties=int(row["ties"]),
+                    losses=int(row["losses"]),
+                    t_statistic=_clean(row["t_statistic"]),
+                    t_p=float(row["t_p"]),
+                    wilcoxon_statistic=_clean(row["wilcoxon_statistic"]),
+                    wilcoxon_p=float(row["wilcoxon_p"]),
+                    randomization_p=float(row["randomization_p"]),
+                    permutations=PERMUTATIONS,
+                )
+            )
+        Comparison.objects.bulk_create(comparisons, ignore_conflicts=True, batch_size=1000)
+        stored += len(comparisons)
+    return stored

@@ -1,0 +1,228 @@
+"""The layout's rules, read from the source with ``ast`` (nothing is imported):
+
+- no import circle between the modules of ``evaluation`` and ``leaderboard``: none at
+  module level, and none hidden by moving an import into a function either (that is
+  how ``models -> tasks -> ... -> models`` once hid); only imports under
+  ``if TYPE_CHECKING:`` are left out, as they never run;
+- the engine imports nothing of the platform, and no Django;
+- a model never imports the pipeline, a page, the API or the accounts;
+- the reader's pages never import the pipeline (they read, never write);
+- every sub-package opens with a docstring, and no module passes ~400 lines unless its
+  docstring says why.
+
+An edge goes from a module to what it names: ``import a.b`` and ``from a import b`` to
+module ``a.b`` when that is a module of the project, else to ``a`` (a package means its
+``__init__``). Python's implicit import of parent packages is not an edge: a package
+whose ``__init__`` re-exports its modules is not a circle with them, as long as those
+modules import each other by their own paths.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("evaluation", "leaderboard")
+MAX_LINES = 400
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def project_modules() -> dict[str, Path]:
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            modules[module_name(path)] = path
+    return modules
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def imports_in(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import of a module, at module level or deferred into a function or class,
+    in source order; not those under ``if TYPE_CHECKING:`` (they never run)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            skipped.update(id(inner) for child in node.body for inner in ast.walk(child))
+    found = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in skipped
+    ]
+    return sorted(found, key=lambda node: (node.lineno, node.col_offset))
+
+
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """The longest prefix of ``name`` that is a module of the project."""
+    parts = name.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in modules:
+            return candidate
+        parts.pop()
+    return None
+
+
+def _absolute(node: ast.ImportFrom, importer: str, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = importer.split(".")
+    base = base if is_package else base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        targets: set[str] = set()
+        for node in imports_in(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                source = _absolute(node, name, path.name == "__init__.py")
+                names = [f"{source}.{alias.name}" for alias in node.names]
+            for imported in names:
+                target = _resolve(imported, modules)
+                if target is not None and target != name:
+                    targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle as a list of modules (first == last), or None."""
+    white, grey, black = 0, 1, 2
+    colour = dict.fromkeys(graph, white)
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        colour[node] = grey
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if colour.get(target, black) == grey:
+                return stack[stack.index(target) :] + [target]
+            if colour.get(target) == white and (cycle := visit(target)):
+                return cycle
+        stack.pop()
+        colour[node] = black
+        return None
+
+    for node in sorted(graph):
+        if colour[node] == white and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return import_graph(project_modules())
+
+
+def test_no_import_circle(graph):
+    cycle = find_cycle(graph)
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_the_circle_finder_finds_circles():
+    """The checker itself: a circle through three modules, a chain that is not one, a
+    TYPE_CHECKING import (not an edge), a deferred import (an edge), a relative import."""
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "import p.x\n"
+        "from p import y\n"
+        "from .z import thing\n"
+        "if TYPE_CHECKING:\n"
+        "    from p.w import W\n"
+        "def f():\n"
+        "    from p.w import W\n"
+    )
+    nodes = imports_in(ast.parse(source))
+    assert [(type(n).__name__, n.lineno) for n in nodes] == [
+        ("ImportFrom", 1),
+        ("Import", 2),
+        ("ImportFrom", 3),
+        ("ImportFrom", 4),
+        ("ImportFrom", 8),
+    ]
+    relative = nodes[3]
+    assert isinstance(relative, ast.ImportFrom)
+    assert _absolute(relative, "p.q", is_package=False) == "p.z"
+    assert _absolute(relative, "p", is_package=True) == "p.z"
+    modules = dict.fromkeys(["p", "p.x", "p.y", "p.w"], Path("x.py"))
+    assert _resolve("p.y.Thing", modules) == "p.y"
+    assert _resolve("p.Thing", modules) == "p"
+    assert _resolve("numpy.linalg", modules) is None
+
+
+def _imports_of(graph: dict[str, set[str]], prefix: str) -> dict[str, set[str]]:
+    return {
+        name: targets
+        for name, targets in graph.items()
+        if name == prefix or name.startswith(prefix + ".")
+    }
+
+
+def _forbidden(graph, prefix: str, banned: tuple[str, ...]) -> list[str]:
+    return sorted(
+        f"{name} -> {target}"
+        for name, targets in _imports_of(graph, prefix).items()
+        for target in targets
+        if any(target == b or target.startswith(b + ".") for b in banned)
+    )
+
+
+def test_the_engine_imports_nothing_of_the_platform(graph):
+    assert _forbidden(graph, "evaluation", ("leaderboard",)) == []
+    for name, path in project_modules().items():
+        if name.startswith("evaluation"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    roots = [alias.name.split(".")[0] for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level:
+                    roots = [(node.module or "").split(".")[0]]
+                else:
+                    continue
+                assert "django" not in roots, f"{name} imports Django"
+
+
+def test_layers_point_one_way(graph):
+    layers = ("leaderboard.pipeline", "leaderboard.pages", "leaderboard.api")
+    assert _forbidden(graph, "leaderboard.models", (*layers, "leaderboard.accounts")) == []
+    assert _forbidden(graph, "leaderboard.pipeline", layers[1:] + ("leaderboard.uploads",)) == []
+    assert _forbidden(graph, "leaderboard.pages", ("leaderboard.pipeline", "leaderboard.api")) == []
+    assert _forbidden(graph, "leaderboard.uploads", ("leaderboard.api",)) == []
+
+
+def test_sub_packages_say_what_they_hold_and_modules_stay_short():
+    problems = []
+    for name, path in project_modules().items():
+        text = path.read_text(encoding="utf-8")
+        docstring = ast.get_docstring(ast.parse(text)) or ""
+        if path.name == "__init__.py" and "management" not in name:
+            if "import" not in docstring:
+                problems.append(f"{name}: no docstring saying what lives here and may import")
+        lines = text.count("\n")
+        if lines > MAX_LINES and "lines" not in docstring:
+            problems.append(f"{name}: {lines} lines and no reason in its docstring")
+    assert problems == []
