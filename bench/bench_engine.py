@@ -160,7 +160,7 @@ def tools(qrels: Path, run: Path, folder: Path, trec_eval: str | None) -> dict[s
 BREAKDOWN_SCRIPT = """
 import json, sys, time
 t0 = time.perf_counter()
-from evaluation.__main__ import _reusing_freed_memory, _without_huge_pages
+from evaluation.cli.score import _reusing_freed_memory, _without_huge_pages
 from evaluation.measures import evaluate
 from evaluation.trec import read_qrels, read_run
 t1 = time.perf_counter()

@@ -40,13 +40,14 @@ from scipy import stats  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evaluation import corrections, significance  # noqa: E402
 from evaluation.significance import (  # noqa: E402
     compare_all_pairs,
     compare_one_against_many,
+    corrections,
     paired_differences,
     tukey_hsd_blocked,
 )
+from evaluation.significance import paired as significance  # noqa: E402
 
 TREC8 = ROOT / "tests" / "fixtures" / "trec8-per-topic" / "adhoc8_ap.csv"
 B = 10_000

@@ -117,7 +117,7 @@ def test_module_entry_point_and_compare_delegation():
 def test_huge_pages_off_while_scoring_and_restored_after(monkeypatch, capsys):
     import numpy._core.multiarray as multiarray
 
-    import evaluation.__main__ as cli
+    import evaluation.cli.score as cli
 
     seen = []
     real_evaluate = cli.evaluate
@@ -162,7 +162,7 @@ def test_freed_memory_reused_while_scoring_and_mmap_restored_after(monkeypatch, 
     maps large arrays again."""
     import numpy as np
 
-    import evaluation.__main__ as cli
+    import evaluation.cli.score as cli
 
     seen = []
     real_evaluate = cli.evaluate

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.compare import JSON_PAIR_KEYS, main
+from evaluation.cli.compare import JSON_PAIR_KEYS, main
 from evaluation.significance import compare_all_pairs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trec8-per-topic"

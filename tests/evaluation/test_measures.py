@@ -16,7 +16,7 @@ from evaluation.measures import (
     precision_recall_points,
     relevant_ranks,
 )
-from evaluation.ranking import _order, rank_run, trec_order
+from evaluation.measures.ranking import _order, rank_run, trec_order
 from evaluation.trec import read_qrels, read_run
 
 SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed-library"
@@ -312,7 +312,7 @@ SUITE_FILES = Path(__file__).resolve().parent.parent / "fixtures" / "trec_eval-s
 def test_judged_lookup_exact_whatever_the_candidate_table_says(monkeypatch):
     """The hash table only picks candidate lines for the qrels lookup; with every
     line a candidate (all keys in one slot) every measure comes out the same."""
-    import evaluation.ranking as ranking
+    import evaluation.measures.ranking as ranking
 
     qrels = read_qrels(SUITE_FILES / "qrels.test")
     run = read_run(SUITE_FILES / "results.test")
@@ -326,7 +326,7 @@ def test_judged_lookup_exact_whatever_the_candidate_table_says(monkeypatch):
 def test_run_hashes_reused_only_while_the_doc_column_is_the_one_read(tmp_path):
     """A Run lends the doc-id hashes of its reading to the qrels join; after the
     frame's doc ids change, they are not used (and the scores follow the edit)."""
-    from evaluation.columns import string_hash
+    from evaluation.trec.columns import string_hash
 
     qrels = qrels_of([("q", "a", 1), ("q", "z", 1)])
     path = tmp_path / "run.txt"

@@ -11,13 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evaluation.corrections import P_FLOOR, _studentized_range_isf, _studentized_range_sf
 from evaluation.significance import (
     adjust_frame,
     adjust_p,
     compare_all_pairs,
     compare_pair,
     tukey_hsd_blocked,
+)
+from evaluation.significance.corrections import (
+    P_FLOOR,
+    _studentized_range_isf,
+    _studentized_range_sf,
 )
 
 

@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evaluation import significance
 from evaluation.significance import (
     compare_all_pairs,
     compare_one_against_many,
     compare_pair,
     sign_flips,
 )
+from evaluation.significance import paired as significance
 
 
 def enumerated_p(d: list[int]) -> Fraction:

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evaluation import significance
 from evaluation.significance import adjust_p, compare_all_pairs
+from evaluation.significance import paired as significance
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trec8-per-topic"
 

@@ -2,7 +2,7 @@
 
 What is paired: two runs are compared need by need, over one set of needs, the needs of
 the qrels with at least one relevant document. A need a run did not answer scores 0
-(``trec_eval -c``); ``paired_matrix`` builds the needs x runs matrix that way. For runs
+(``trec_eval -c``); ``families.paired_matrix`` builds the needs x runs matrix that way. For runs
 a and b the per-need differences are d = a - b, rounded to 12 decimals so float noise
 (0.1 + 0.2 vs 0.3) cannot decide a sign, a zero or a tie between two |d|; |d| <= 1e-12
 counts as a zero (a tie between the runs).
@@ -34,38 +34,32 @@ one that underflows is reported as the smallest normal double (``P_FLOOR``). Wit
 than 6 needs a ``FewNeedsWarning`` says that the Wilcoxon and randomization tests
 cannot reach p < 0.05 (their smallest two-sided p is 2 / 2^n).
 
-Raw p-values are what the platform stores per pair; corrections for multiple
-comparisons (``adjust_p``: Holm by default, Benjamini-Hochberg on request) are applied
-over the family a page asks about, since that family grows with every new run. Note
-that with B permutations a randomization p cannot go below 1/(B + 1): Holm over m pairs
-can then find nothing once m / (B + 1) > alpha (8,256 TREC-8 pairs, B = 10,000).
+Families of pairs (a needs x runs matrix, all pairs, one run against many) and their
+corrections are in :mod:`evaluation.significance.families`; every path goes through
+:func:`compare_blocks` here, so a pair gets the same numbers on each.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
-from evaluation.corrections import CORRECTIONS, P_FLOOR, adjust_p, tukey_hsd_blocked
+from evaluation.significance.corrections import P_FLOOR
 
 __all__ = [
-    "CORRECTIONS",
-    "P_FLOOR",
+    "FEW_NEEDS",
+    "NOISE_DECIMALS",
     "PAIR_KEYS",
+    "P_COLUMNS",
+    "TIE_TOLERANCE",
     "FewNeedsWarning",
-    "adjust_frame",
-    "adjust_p",
-    "compare_all_pairs",
-    "compare_one_against_many",
+    "compare_blocks",
     "compare_pair",
     "paired_differences",
-    "paired_matrix",
     "sign_flips",
-    "tukey_hsd_blocked",
 ]
 
 #: Differences are rounded to this many decimals; |d| <= TIE_TOLERANCE is a zero.
@@ -91,7 +85,8 @@ PAIR_KEYS = (
 )
 P_COLUMNS = ("t_p", "wilcoxon_p", "randomization_p")
 
-# Working-set bounds (numbers of float64 elements) for the blocked computation.
+# Working-set bounds (numbers of float64 elements) for the blocked computation. Every
+# reader is in this module, so a test can shrink them here and check the blocks agree.
 _SIGN_BLOCK = 1 << 21  # rows of the sign matrix held at once: 16 MB
 _DIFF_BLOCK = 1 << 22  # needs x pairs of differences held at once: 32 MB
 _FLIP_BLOCK = 1 << 23  # flipped sums (sign rows x pairs) held at once: 64 MB
@@ -99,30 +94,6 @@ _FLIP_BLOCK = 1 << 23  # flipped sums (sign rows x pairs) held at once: 64 MB
 
 class FewNeedsWarning(UserWarning):
     """Fewer than 6 paired needs: nonparametric tests cannot reach p < 0.05."""
-
-
-def paired_matrix(per_need: Mapping[str, pd.Series], needs: Sequence[str]) -> pd.DataFrame:
-    """Pair the per-need scores of several runs over one set of needs.
-
-    ``per_need`` maps a run name to its per-need scores (a Series indexed by need id);
-    ``needs`` is the benchmark's set (the qrels needs with a relevant document). Returns
-    a needs x runs DataFrame: rows ``needs`` in the order given, columns the runs in
-    mapping order. A need a run did not answer is 0.0 (trec_eval -c); needs outside
-    ``needs`` are ignored. Need ids are compared as strings. A NaN score or a need
-    listed twice for one run is an error.
-    """
-    index = pd.Index([str(need) for need in needs], name="need_id")
-    if index.has_duplicates:
-        raise ValueError("needs contain duplicates")
-    columns = {}
-    for name, series in per_need.items():
-        series = series.set_axis(series.index.astype(str))  # 401 and "401" are one need
-        if series.index.has_duplicates:
-            raise ValueError(f"run {name!r} has a need listed twice")
-        if series.isna().any():
-            raise ValueError(f"run {name!r} has a NaN score")
-        columns[name] = series.astype(np.float64).reindex(index, fill_value=0.0)
-    return pd.DataFrame(columns, index=index, columns=list(per_need))
 
 
 def paired_differences(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -276,10 +247,17 @@ def _paired_block(d: np.ndarray) -> dict[str, np.ndarray]:
     return {**_t_block(d), "wilcoxon_statistic": w_statistic, "wilcoxon_p": w_p}
 
 
-def _compare(
+def compare_blocks(
     diff_block: Callable[[slice], np.ndarray], pairs: int, n: int, permutations: int, seed: int
 ) -> dict[str, np.ndarray]:
-    """All statistics for ``pairs`` pairs whose differences ``diff_block`` produces."""
+    """All statistics for ``pairs`` pairs whose differences ``diff_block`` produces.
+
+    ``diff_block(cols)`` returns the n x len(cols) noise-free differences
+    (:func:`paired_differences`) of the pairs in the slice ``cols``; they are asked
+    for in blocks so no more than a few tens of MB are held at once. Returns the keys
+    of ``PAIR_KEYS``, one array each, in pair order. Warns (``FewNeedsWarning``, on
+    the caller's caller) below ``FEW_NEEDS`` needs.
+    """
     if n < 1:
         raise ValueError("no needs to pair")
     if n < FEW_NEEDS:
@@ -319,92 +297,8 @@ def compare_pair(
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError("a and b must be 1-d arrays over the same needs")
     d = paired_differences(a, b)[:, None]
-    out = _compare(lambda cols: d[:, cols], 1, a.size, permutations, seed)
+    out = compare_blocks(lambda cols: d[:, cols], 1, a.size, permutations, seed)
     return {
         key: (int if key in ("n", "wins", "ties", "losses") else float)(out[key][0])
         for key in PAIR_KEYS
     }
-
-
-def _as_values(scores: pd.DataFrame) -> np.ndarray:
-    x = scores.to_numpy(dtype=np.float64)
-    if np.isnan(x).any():
-        raise ValueError("scores contain NaN; build the matrix with paired_matrix")
-    return x
-
-
-def adjust_frame(pairs: pd.DataFrame, correction: str = "holm") -> pd.DataFrame:
-    """Add ``*_p_adjusted`` next to each raw p column, over the rows given as one family."""
-    out = pairs.copy()
-    for key in P_COLUMNS:
-        out[f"{key}_adjusted"] = adjust_p(out[key].to_numpy(), correction)
-    return out
-
-
-def compare_all_pairs(
-    scores: pd.DataFrame,
-    *,
-    permutations: int = 10_000,
-    seed: int = 0,
-    correction: str = "holm",
-) -> pd.DataFrame:
-    """Compare every pair of runs of a needs x runs matrix (see ``paired_matrix``).
-
-    One row per pair (a, b), a before b in column order, with ``a``, ``b``, the keys of
-    ``PAIR_KEYS``, and ``t_p_adjusted``, ``wilcoxon_p_adjusted``,
-    ``randomization_p_adjusted``: each test corrected (``"holm"``, ``"bh"`` or
-    ``"none"``) over the family of all k(k-1)/2 pairs. Per-pair numbers do not depend on
-    the other runs; the adjusted ones do.
-    """
-    if correction not in CORRECTIONS:
-        raise ValueError(f"unknown correction {correction!r}")
-    x = _as_values(scores)
-    left, right = np.triu_indices(x.shape[1], 1)
-    out = _compare(
-        lambda cols: paired_differences(x[:, left[cols]], x[:, right[cols]]),
-        left.size,
-        x.shape[0],
-        permutations,
-        seed,
-    )
-    names = scores.columns
-    frame = pd.DataFrame({"a": names[left], "b": names[right], **out})
-    return adjust_frame(frame, correction)
-
-
-def compare_one_against_many(
-    new: pd.Series | np.ndarray,
-    others: pd.DataFrame,
-    *,
-    name: str = "new",
-    permutations: int = 10_000,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Compare one new run against each run of ``others`` (needs x runs), only those pairs.
-
-    The incremental path for an upload: old pairs are not recomputed. A Series is
-    aligned to ``others.index`` (every need must be present); an array must be in the
-    row order of ``others``. One row per other run, a = ``name``, b = that run,
-    d = new - other, raw p-values only (correct them with ``adjust_frame`` over the
-    family a page asks about). Each row equals what ``compare_pair`` and
-    ``compare_all_pairs`` give for that pair with the same seed.
-    """
-    x = _as_values(others)
-    if isinstance(new, pd.Series):
-        missing = others.index.difference(new.index)
-        if len(missing):
-            raise ValueError(f"new run lacks needs {list(missing[:5])}; use paired_matrix")
-        new = new.reindex(others.index)
-    y = np.asarray(new, dtype=np.float64)
-    if y.shape != (x.shape[0],):
-        raise ValueError("new must have one score per row of others")
-    if np.isnan(y).any():
-        raise ValueError("new contains NaN")
-    out = _compare(
-        lambda cols: paired_differences(y[:, None], x[:, cols]),
-        x.shape[1],
-        x.shape[0],
-        permutations,
-        seed,
-    )
-    return pd.DataFrame({"a": name, "b": others.columns, **out})

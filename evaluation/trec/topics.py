@@ -7,7 +7,7 @@ import re
 
 import pandas as pd
 
-from evaluation.parsing import Source, TrecFormatError, _check_bytes, _load
+from evaluation.trec.parsing import Source, TrecFormatError, _check_bytes, _load
 
 _TOP = re.compile(rb"<top>(.*?)</top>", re.S | re.I)
 _TAG = re.compile(rb"<(num|title|desc|narr)>", re.I)

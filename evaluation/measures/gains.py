@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation.ranking import Ranking, within_group_position
+from evaluation.measures.ranking import Ranking, within_group_position
 
 
 def _gain_table(r: Ranking, pairs: list[tuple[str, float]]) -> np.ndarray:

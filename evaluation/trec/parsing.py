@@ -1,7 +1,7 @@
 """Bytes to columns for TREC files: the fast pyarrow path, the vectorised
 normalisation for irregular whitespace, and the slow line-by-line explainer
 that names ``file:line: reason`` when a file is bad. Used by
-:mod:`evaluation.trec` (the public readers) and :mod:`evaluation.topics`.
+:mod:`evaluation.trec.readers` (the public readers) and :mod:`evaluation.trec.topics`.
 """
 
 from __future__ import annotations

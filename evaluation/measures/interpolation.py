@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from evaluation.ranking import Ranking
+from evaluation.measures.ranking import Ranking
 
 __all__ = [
     "STANDARD_LEVELS",

@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.columns import pair_key, run_starts, string_hash, take, to_numpy
+from evaluation.trec.columns import pair_key, run_starts, string_hash, take, to_numpy
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -268,7 +268,7 @@ def rank_run(
     score (any extra column is ignored). With ``complete`` every qrels need is
     kept (those without run lines get no rows and ``has_run`` False), else
     only qrels needs with at least one run line. ``doc_hash``: the run doc
-    ids' :func:`~evaluation.columns.string_hash`, row for row, when the
+    ids' :func:`~evaluation.trec.columns.string_hash`, row for row, when the
     caller kept it from reading (:meth:`Run.doc_hashes`); else computed here.
     """
     qrels_need = pd.Series(qrels["need_id"]).astype("str").to_numpy(dtype=object)

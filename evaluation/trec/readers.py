@@ -1,4 +1,4 @@
-"""Read TREC files: qrels (judgments), runs and needs (topics), plain or gzipped.
+"""Read TREC files: qrels (judgments) and runs, plain or gzipped.
 
 The hot path never loops over lines in Python: the bytes go to ``pyarrow.csv``
 with one delimiter; only when that is not enough (several blanks between
@@ -14,7 +14,8 @@ Formats (as trec_eval reads them):
 - run: ``need_id Q0 doc_id rank score tag``; fields after the sixth are
   ignored; the rank column is kept but never trusted; the run's id is the tag
   of the *last* line, as trec_eval reports it.
-- needs: TSV ``need_id<TAB>title[<TAB>description]`` or TREC topics
+- needs (read by :mod:`evaluation.trec.topics`): TSV
+  ``need_id<TAB>title[<TAB>description]`` or TREC topics
   (``<top><num>...<title>...<desc>...``) or XML ``<topic number="..">``.
 
 Blank lines and lines starting with ``#`` are skipped, as trec_eval does.
@@ -33,8 +34,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.columns import first_duplicate, string_hash, to_numpy
-from evaluation.parsing import (
+from evaluation.trec.columns import first_duplicate, string_hash, to_numpy
+from evaluation.trec.parsing import (
     _QRELS,
     _RUN,
     _WHITESPACE,
@@ -47,14 +48,12 @@ from evaluation.parsing import (
     _parse,
     _Text,
 )
-from evaluation.topics import read_needs
 
 __all__ = [
     "MAX_LINE_LENGTH",
     "Run",
     "TrecFormatError",
     "check_run_head",
-    "read_needs",
     "read_qrels",
     "read_run",
 ]

@@ -1,8 +1,9 @@
 """Arrow columns as numpy arrays, and the doc-id hashes that find repeated
 (need, doc) pairs in a file and pick the run lines the qrels join looks at.
 
-Used by :mod:`evaluation.trec` (reading) and :mod:`evaluation.ranking`
-(ordering and the qrels join); everything here is vectorised.
+Used by :mod:`evaluation.trec.readers` (reading) and
+:mod:`evaluation.measures.ranking` (ordering and the qrels join); everything
+here is vectorised.
 """
 
 from __future__ import annotations

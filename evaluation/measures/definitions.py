@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.interpolation import eleven_point_average, interpolated_precision
-from evaluation.ranking import NONPOOL, UNJUDGED, Ranking, exclusive_count
+from evaluation.measures.interpolation import eleven_point_average, interpolated_precision
+from evaluation.measures.ranking import NONPOOL, UNJUDGED, Ranking, exclusive_count
 
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
@@ -183,7 +183,7 @@ def r_precision_multiples(r: Ranking, cutoffs: list[tuple[str, float]]) -> dict[
 
 
 def iprec_at_recall(r: Ranking, levels: list[tuple[str, float]]) -> dict[str, np.ndarray]:
-    """Interpolated precision at recall levels; see :mod:`evaluation.interpolation`."""
+    """Interpolated precision at recall levels; see :mod:`evaluation.measures.interpolation`."""
     values = interpolated_precision(r, [text for text, _ in levels])
     return {f"iprec_at_recall_{v:3.2f}": values[:, j] for j, (_, v) in enumerate(levels)}
 

@@ -2,243 +2,42 @@
 
 :func:`evaluate` is the entry point; measure names, parameters, output order,
 averaging and the ``-c`` / ``-l`` / ``-M`` semantics are trec_eval's (10.0,
-except ``iprec_at_recall``/``11pt_avg``, see :mod:`evaluation.interpolation`).
+except ``iprec_at_recall``/``11pt_avg``, see :mod:`evaluation.measures.interpolation`).
 Measure requests use trec_eval's ``-m`` syntax: ``"map"``, ``"P.5,7,3"``,
 ``"ndcg.1=3,2=9"``, ``"iprec_at_recall..10,.20"``, or the sets ``"official"``
-and ``"all_trec"``.
+and ``"all_trec"``; the measures and their names are in
+:mod:`evaluation.measures.catalog`. :class:`Evaluation` holds the scores and
+writes them as trec_eval does (or as JSON or CSV).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from evaluation import definitions as d
-from evaluation import gains as g
-from evaluation.interpolation import STANDARD_LEVELS, precision_recall_points
-from evaluation.interpolation import interpolated_curve as _curve
-from evaluation.ranking import Ranking, rank_run
+from evaluation.measures import definitions as d
+from evaluation.measures.catalog import (
+    BOGUS_ZEROED,
+    compute_request,
+    parse_requests,
+    split_params,
+)
+from evaluation.measures.interpolation import STANDARD_LEVELS
+from evaluation.measures.interpolation import interpolated_curve as _curve
+from evaluation.measures.ranking import Ranking, rank_run
 from evaluation.trec import Run
 
 __all__ = [
-    "ALL_TREC",
-    "NOT_IMPLEMENTED",
-    "OFFICIAL",
     "Evaluation",
     "evaluate",
     "interpolated_curve",
-    "precision_recall_points",
+    "num_relevant",
     "relevant_ranks",
 ]
-
-_CUTS = ["5", "10", "15", "20", "30", "100", "200", "500", "1000"]
-
-
-@dataclass(frozen=True)
-class _Measure:
-    name: str
-    kind: str  # "long_cut", "double_cut", "double_params", "pairs", "plain"
-    compute: Callable
-    defaults: tuple[str, ...] = ()
-    summary: str = "mean"  # "mean", "gm", "sum", "num_rel", "num_q", "none"
-    per_need: bool = True
-    integer: bool = False
-
-
-# trec_eval's te_trec_measures order, which is also its output order
-_MEASURES = [
-    _Measure("runid", "plain", lambda r: {}, summary="runid", per_need=False),
-    _Measure("num_q", "plain", lambda r: {}, summary="num_q", per_need=False, integer=True),
-    _Measure(
-        "num_ret",
-        "plain",
-        lambda r: {"num_ret": d.counts(r)["num_ret"]},
-        summary="sum",
-        integer=True,
-    ),
-    _Measure(
-        "num_rel",
-        "plain",
-        lambda r: {"num_rel": d.counts(r)["num_rel"]},
-        summary="num_rel",
-        integer=True,
-    ),
-    _Measure(
-        "num_rel_ret",
-        "plain",
-        lambda r: {"num_rel_ret": d.counts(r)["num_rel_ret"]},
-        summary="sum",
-        integer=True,
-    ),
-    _Measure("map", "plain", d.ap),
-    _Measure("gm_map", "plain", d.gm_ap, summary="gm", per_need=False),
-    _Measure("Rprec", "plain", d.r_precision),
-    _Measure("bpref", "plain", d.bpref),
-    _Measure("recip_rank", "plain", d.reciprocal_rank),
-    _Measure("iprec_at_recall", "double_cut", d.iprec_at_recall, STANDARD_LEVELS),
-    _Measure("P", "long_cut", d.precision_at, tuple(_CUTS)),
-    _Measure("relstring", "double_params", None, ("10",), summary="none"),
-    _Measure("recall", "long_cut", d.recall_at, tuple(_CUTS)),
-    _Measure("infAP", "plain", d.infap),
-    _Measure("gm_bpref", "plain", d.gm_bpref, summary="gm", per_need=False),
-    _Measure(
-        "Rprec_mult",
-        "double_cut",
-        d.r_precision_multiples,
-        ("0.2", "0.4", "0.6", "0.8", "1.0", "1.2", "1.4", "1.6", "1.8", "2.0"),
-    ),
-    _Measure("utility", "double_params", d.utility, ("1.0", "-1.0", "0.0", "0.0")),
-    _Measure("11pt_avg", "double_params", d.eleven_point, STANDARD_LEVELS),
-    _Measure("binG", "plain", d.binary_gain),
-    _Measure("G", "pairs", g.g_measure),
-    _Measure("dcg", "pairs", g.ndcg),
-    _Measure("ideal_dcg", "pairs", g.ndcg),
-    _Measure("ndcg", "pairs", g.ndcg),
-    _Measure("ndcg_rel", "pairs", g.ndcg_rel),
-    _Measure("Rndcg", "pairs", g.rndcg),
-    _Measure("ndcg_cut", "long_cut", g.ndcg_cut, tuple(_CUTS)),
-    _Measure("map_cut", "long_cut", d.map_at, tuple(_CUTS)),
-    _Measure("relative_P", "long_cut", d.relative_precision_at, tuple(_CUTS)),
-    _Measure("success", "long_cut", d.success_at, ("1", "5", "10")),
-    _Measure("set_P", "plain", lambda r: d.set_measures(r, "set_P")),
-    _Measure("set_relative_P", "plain", lambda r: d.set_measures(r, "set_relative_P")),
-    _Measure("set_recall", "plain", lambda r: d.set_measures(r, "set_recall")),
-    _Measure("set_map", "plain", lambda r: d.set_measures(r, "set_map")),
-    _Measure(
-        "set_F", "double_params", lambda r, p, name: d.set_measures(r, "set_F", p, name), ("1.0",)
-    ),
-    _Measure(
-        "num_nonrel_judged_ret", "plain", d.num_nonrel_judged_ret, summary="sum", integer=True
-    ),
-    _Measure("rbp", "pairs", g.rbp),
-    _Measure("rbp_resid", "pairs", g.rbp_resid),
-    _Measure("unj", "long_cut", d.unjudged_at, ("5", "10", "20")),
-]
-_BY_NAME = {m.name: m for m in _MEASURES}
-# measures trec_eval resets after scoring a need on its bogus ranking (-c, no run lines)
-_BOGUS_ZEROED = ("num_ret", "utility", "unj", "rbp_resid")
-
-OFFICIAL = (
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-)
-ALL_TREC = tuple(m.name for m in _MEASURES if m.name not in ("dcg", "ideal_dcg"))
-#: trec_eval's all_trec measures this engine does not compute (experimental gain measures)
-NOT_IMPLEMENTED: tuple[str, ...] = ()
-_SETS = {
-    "official": OFFICIAL,
-    "all_trec": ALL_TREC,
-    "set": (
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "utility",
-        "set_P",
-        "set_recall",
-        "set_relative_P",
-        "set_map",
-        "set_F",
-    ),
-}
-
-
-@dataclass
-class _Requested:
-    measure: _Measure
-    params: str | None  # the text after the first '.', as given
-
-
-def _parse_requests(measures: Sequence[str] | None) -> list[_Requested]:
-    """Resolve ``-m`` arguments into measures (trec_eval order) with their parameters.
-
-    As trec_eval: a set name marks its members; the first parameters given for
-    a measure win; unknown names raise ValueError.
-    """
-    marked: set[str] = set()
-    params: dict[str, str] = {}
-    for text in measures if measures is not None else ["official"]:
-        name, dot, rest = text.partition(".")
-        if dot:
-            if not rest:
-                raise ValueError(f"improper measure parameters in {text!r}")
-            params.setdefault(name, rest)
-        if name in _SETS:
-            marked.update(_SETS[name])
-        elif name in _BY_NAME:
-            marked.add(name)
-        elif name in NOT_IMPLEMENTED:
-            raise ValueError(f"measure {name!r} is not implemented by this engine")
-        else:
-            raise ValueError(f"illegal measure {text!r}")
-    return [_Requested(m, params.get(m.name)) for m in _MEASURES if m.name in marked]
-
-
-def _split(params: str) -> list[str]:
-    return params.split(",")
-
-
-def _atol(text: str) -> int:
-    """C's atol: the leading integer of the text (``"23.4"`` -> 23)."""
-    digits = ""
-    for i, ch in enumerate(text.strip()):
-        if ch.isdigit() or (i == 0 and ch in "+-"):
-            digits += ch
-        else:
-            break
-    try:
-        return int(digits)
-    except ValueError:
-        return 0
-
-
-def _compute(req: _Requested, ranking: Ranking) -> dict[str, np.ndarray]:
-    m, text = req.measure, req.params
-    if m.kind == "plain":
-        return m.compute(ranking)
-    if m.kind == "long_cut":
-        cuts = sorted(_atol(t) for t in (_split(text) if text else m.defaults))
-        if cuts[0] <= 0:
-            raise ValueError(f"{m.name}: cutoffs must be positive")
-        if len(set(cuts)) != len(cuts):
-            raise ValueError(f"{m.name}: duplicate cutoffs")
-        return m.compute(ranking, cuts)
-    if m.kind == "double_cut":
-        levels = sorted(
-            ((t, float(t)) for t in (_split(text) if text else m.defaults)), key=lambda x: x[1]
-        )
-        if len({v for _, v in levels}) != len(levels):
-            raise ValueError(f"{m.name}: duplicate cutoffs")
-        return m.compute(ranking, levels)
-    name = f"{m.name}_{text}" if text else m.name
-    if m.kind == "double_params":
-        values = _split(text) if text else list(m.defaults)
-        if m.name == "11pt_avg":
-            return m.compute(ranking, [(t, float(t)) for t in values], name)
-        return m.compute(ranking, [float(v) for v in values], name)
-    pairs = []
-    if text:
-        for item in _split(text):
-            key, eq, value = item.partition("=")
-            if not eq:
-                raise ValueError(f"{m.name}: malformed pair parameters in {text!r}")
-            pairs.append((key, float(value)))
-    return m.compute(ranking, pairs, name)
 
 
 @dataclass
@@ -363,7 +162,7 @@ def evaluate(
     else:
         frame, warnings = run, []
         run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
-    requests = _parse_requests(measures)
+    requests = parse_requests(measures)
     ranking = _ranked(qrels, run, relevance_level, max_depth, complete)
     need_column = frame["need_id"]
     if isinstance(need_column.dtype, pd.CategoricalDtype):
@@ -401,7 +200,7 @@ def evaluate(
             summary["num_q"] = float(n)
             continue
         if m.name == "relstring":
-            length = int(float(_split(req.params)[0])) if req.params else 10
+            length = int(float(split_params(req.params)[0])) if req.params else 10
             name = f"relstring_{req.params}" if req.params else "relstring"
             texts = d.relstring(ranking, max(length, 0))
             strings[name] = {
@@ -410,10 +209,10 @@ def evaluate(
             }
             order.append((name, "string", True, False))
             continue
-        values = _compute(req, ranking)
+        values = compute_request(req, ranking)
         for name, value in values.items():
             value = np.asarray(value, dtype=np.float64).copy()
-            if m.name in _BOGUS_ZEROED:
+            if m.name in BOGUS_ZEROED:
                 # a need scored only because of -c was ranked on trec_eval's bogus
                 # one-document ranking; trec_eval then zeroes these measures
                 value[bogus] = 0.0

@@ -1,0 +1,11 @@
+"""The engine's command lines, dispatched from ``python -m evaluation`` (:mod:`evaluation.__main__`).
+
+- :mod:`evaluation.cli.score`: ``python -m evaluation [-q] [-c] [-l N] [-M N] [-m MEASURE]...
+  QRELS RUN``, trec_eval's flags, measure names and output.
+- :mod:`evaluation.cli.compare`: ``python -m evaluation compare QRELS RUN RUN ...`` (or
+  ``--scores MATRIX.csv``), every pair of runs tested and corrected over all pairs.
+
+Imports: argparse, numpy, pandas and the other sub-packages of :mod:`evaluation`
+through their public re-exports; no Django. This package imports neither command:
+``compare`` loads scipy, which scoring does not need.
+"""

@@ -1,0 +1,47 @@
+"""The measures: a run and qrels in, trec_eval's numbers out, for every need at once.
+
+- :mod:`evaluation.measures.catalog`: the one place measures are named: trec_eval's
+  measure list (names, kinds of parameters, defaults, summaries), its sets
+  (``official``, ``all_trec``) and the ``-m`` request syntax.
+- :mod:`evaluation.measures.evaluation`: :func:`evaluate` and :class:`Evaluation`
+  (averaging, ``-c`` / ``-l`` / ``-M``, the trec_eval/JSON/CSV output),
+  :func:`relevant_ranks`, :func:`num_relevant`, :func:`interpolated_curve`.
+- :mod:`evaluation.measures.ranking`: :func:`trec_order`, the one place a run is
+  ordered, and :func:`rank_run`, the :class:`Ranking` every measure reads.
+- :mod:`evaluation.measures.definitions`: the per-need measures, one small function each.
+- :mod:`evaluation.measures.gains`: graded measures (``ndcg``, ``rbp``, ``G`` ...).
+- :mod:`evaluation.measures.interpolation`: ``iprec_at_recall``, ``11pt_avg``,
+  precision-recall points and the interpolated curve.
+
+Imports: numpy, pandas, pyarrow, :mod:`evaluation.trec` and these modules; nothing of
+:mod:`evaluation.significance` or :mod:`evaluation.cli`, and no Django. Modules here
+import each other by module path (``evaluation.measures.ranking``), never through this
+package, which re-exports them.
+"""
+
+from evaluation.measures.catalog import ALL_TREC, NOT_IMPLEMENTED, OFFICIAL
+from evaluation.measures.evaluation import (
+    Evaluation,
+    evaluate,
+    interpolated_curve,
+    num_relevant,
+    relevant_ranks,
+)
+from evaluation.measures.interpolation import STANDARD_LEVELS, precision_recall_points
+from evaluation.measures.ranking import Ranking, rank_run, trec_order
+
+__all__ = [
+    "ALL_TREC",
+    "NOT_IMPLEMENTED",
+    "OFFICIAL",
+    "STANDARD_LEVELS",
+    "Evaluation",
+    "Ranking",
+    "evaluate",
+    "interpolated_curve",
+    "num_relevant",
+    "precision_recall_points",
+    "rank_run",
+    "relevant_ranks",
+    "trec_order",
+]

@@ -1,0 +1,31 @@
+"""Reading TREC files: qrels (judgments), runs and needs (topics), plain or gzipped.
+
+- :mod:`evaluation.trec.readers`: ``read_qrels``, ``read_run`` (a :class:`Run`),
+  ``check_run_head`` (the cheap check of an upload's first lines).
+- :mod:`evaluation.trec.topics`: ``read_needs`` (TSV, TREC ``<top>``, XML ``<topic>``).
+- :mod:`evaluation.trec.parsing`: bytes to columns (the pyarrow fast path, whitespace
+  normalisation, the line-by-line explainer behind every ``file:line: reason``),
+  ``TrecFormatError`` and ``Source``.
+- :mod:`evaluation.trec.columns`: Arrow columns to numpy, doc-id hashes, the repeated
+  (need, doc) check; also used by :mod:`evaluation.measures.ranking`.
+
+Imports: numpy, pandas, pyarrow and these modules only; nothing of
+:mod:`evaluation.measures`, :mod:`evaluation.significance` or :mod:`evaluation.cli`,
+and no Django. Modules here import each other by module path
+(``evaluation.trec.parsing``), never through this package, which re-exports them.
+"""
+
+from evaluation.trec.parsing import MAX_LINE_LENGTH, Source, TrecFormatError
+from evaluation.trec.readers import Run, check_run_head, read_qrels, read_run
+from evaluation.trec.topics import read_needs
+
+__all__ = [
+    "MAX_LINE_LENGTH",
+    "Run",
+    "Source",
+    "TrecFormatError",
+    "check_run_head",
+    "read_needs",
+    "read_qrels",
+    "read_run",
+]
