@@ -4,7 +4,9 @@
   module level, and none hidden by moving an import into a function either (that is
   how ``models -> tasks -> ... -> models`` once hid); only imports under
   ``if TYPE_CHECKING:`` are left out, as they never run;
-- the engine imports nothing of the platform, and no Django;
+- the engine imports nothing of the platform, and no Django; inside it, ``trec`` reads
+  files and imports no other sub-package, ``measures`` imports only ``trec``,
+  ``significance`` neither;
 - a model never imports the pipeline, a page, the API or the accounts;
 - the reader's pages never import the pipeline (they read, never write);
 - every sub-package opens with a docstring, and no module passes ~400 lines unless its
@@ -207,6 +209,10 @@ def test_the_engine_imports_nothing_of_the_platform(graph):
 
 
 def test_layers_point_one_way(graph):
+    engine = ("evaluation.measures", "evaluation.significance", "evaluation.cli")
+    assert _forbidden(graph, "evaluation.trec", engine) == []
+    assert _forbidden(graph, "evaluation.measures", engine[1:]) == []
+    assert _forbidden(graph, "evaluation.significance", ("evaluation.trec", *engine[::2])) == []
     layers = ("leaderboard.pipeline", "leaderboard.pages", "leaderboard.api")
     assert _forbidden(graph, "leaderboard.models", (*layers, "leaderboard.accounts")) == []
     assert _forbidden(graph, "leaderboard.pipeline", layers[1:] + ("leaderboard.uploads",)) == []
