@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test lint format bench worker clean
+.PHONY: run test faults lint format bench worker clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ test: $(VENV)/.installed-dev
 	$(BIN)/python manage.py makemigrations --check --dry-run >/dev/null && \
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && \
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The fault suite alone (also part of `make test`): stopped services, killed workers, bombs.
+faults:
+	$(MAKE) test PYTEST_ARGS="-m faults $(PYTEST_ARGS)"
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

@@ -135,6 +135,9 @@ class Judgments(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="judgments")
     version = models.PositiveIntegerField()
     file = models.FileField(upload_to=judgments_path, max_length=300)
+    original_name = models.CharField(
+        max_length=255, blank=True, help_text="The uploaded file's name, as it was given."
+    )
     sha256 = models.CharField(max_length=64)
     num_needs = models.PositiveIntegerField(default=0)
     num_judged = models.PositiveIntegerField(default=0)

@@ -109,6 +109,11 @@ class Submission(models.Model):
     run_name = models.CharField(max_length=40, validators=[run_name_validator])
     description = models.TextField(blank=True)
     file = models.FileField(upload_to=submission_path, max_length=300)
+    original_name = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="The uploaded file's name, as the participant gave it.",
+    )
     size = models.BigIntegerField(default=0)
     sha256 = models.CharField(max_length=64, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -122,6 +127,18 @@ class Submission(models.Model):
     finished = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     task_id = models.CharField(max_length=64, blank=True)
+    sent_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the broker accepted the latest scoring message (the outbox: empty "
+        "while a queued run has not been handed to the broker).",
+    )
+    lease_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="A running task holds its claim until then and renews it while alive; "
+        "the sweep only takes back runs whose lease has run out.",
+    )
     judgments = models.ForeignKey(
         "leaderboard.Judgments",
         null=True,
