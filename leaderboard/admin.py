@@ -1,8 +1,11 @@
 """The organizers' side: benchmarks, needs, judgments and runs in the Django admin.
 
 An organizer (a staff user) sees and edits only the benchmarks they organise and the
-runs submitted to them; superusers see everything. Needs and judgments are uploaded as
-files on the benchmark's form and validated by the engine with line-numbered errors.
+runs submitted to them, and nothing names another benchmark or lists the site's users:
+list filters and foreign-key choices hold only their benchmarks, and co-organizers are
+named by exact username in a text field. Superusers see everything. Needs and judgments
+are uploaded as files on the benchmark's form and validated by the engine with
+line-numbered errors.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import os
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -27,6 +31,20 @@ def _organises(request: HttpRequest, benchmark: Benchmark | None) -> bool:
     if user.is_superuser or benchmark is None:
         return True
     return benchmark.is_organised_by(user)
+
+
+class OrganisedBenchmarkFilter(admin.RelatedFieldListFilter):
+    """The benchmark list filter, offering only the benchmarks the user organises."""
+
+    def field_choices(self, field, request, model_admin):
+        ordering = self.field_admin_ordering(field, request, model_admin)
+        mine = Benchmark.objects.organised_by(request.user).values("pk")
+        return field.get_choices(
+            include_blank=False, ordering=ordering, limit_choices_to={"pk__in": mine}
+        )
+
+
+BENCHMARK_FILTER = ("benchmark", OrganisedBenchmarkFilter)
 
 
 class OrganizerScoped:
@@ -108,6 +126,35 @@ class BenchmarkForm(forms.ModelForm):
         return cleaned
 
 
+class OrganizerBenchmarkForm(BenchmarkForm):
+    """The benchmark form an organizer gets: co-organizers by exact username instead of a
+    list of every user of the site."""
+
+    co_organizers = forms.CharField(
+        required=False,
+        widget=forms.TextInput(attrs={"size": 60}),
+        help_text="Usernames of the benchmark's organizers, separated by commas or spaces, "
+        "spelt exactly. You stay one. They need staff status to use the admin.",
+    )
+
+    class Meta(BenchmarkForm.Meta):
+        fields = [name for name in BenchmarkForm.Meta.fields if name != "organizers"]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            names = self.instance.organizers.order_by("username").values_list("username", flat=True)
+            self.fields["co_organizers"].initial = ", ".join(names)
+
+    def clean_co_organizers(self) -> list:
+        names = list(dict.fromkeys(self.cleaned_data["co_organizers"].replace(",", " ").split()))
+        users = list(get_user_model().objects.filter(username__in=names, is_active=True))
+        unknown = sorted(set(names) - {user.get_username() for user in users})
+        if unknown:
+            raise forms.ValidationError(f"No active user is named {', '.join(unknown)}.")
+        return users
+
+
 @admin.register(Benchmark)
 class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
     benchmark_path = "pk"
@@ -125,6 +172,11 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return Benchmark.objects.organised_by(request.user).select_related("current_judgments")
 
+    def get_form(self, request: HttpRequest, obj=None, change: bool = False, **kwargs):
+        if not request.user.is_superuser:
+            kwargs["form"] = OrganizerBenchmarkForm
+        return super().get_form(request, obj, change, **kwargs)
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return request.user.is_active and request.user.is_staff
 
@@ -135,6 +187,8 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
     def save_related(self, request, form, formsets, change) -> None:
         super().save_related(request, form, formsets, change)
         benchmark = form.instance
+        if "co_organizers" in form.cleaned_data:
+            benchmark.organizers.set(form.cleaned_data["co_organizers"])
         if not request.user.is_superuser:
             benchmark.organizers.add(request.user)
         needs = form.cleaned_data.get("needs_file")
@@ -167,7 +221,7 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
 @admin.register(InformationNeed)
 class InformationNeedAdmin(OrganizerScoped, admin.ModelAdmin):
     list_display = ["need_id", "title", "benchmark"]
-    list_filter = ["benchmark"]
+    list_filter = [BENCHMARK_FILTER]
     search_fields = ["need_id", "title"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -177,7 +231,7 @@ class InformationNeedAdmin(OrganizerScoped, admin.ModelAdmin):
 @admin.register(Judgments)
 class JudgmentsAdmin(OrganizerScoped, admin.ModelAdmin):
     list_display = ["benchmark", "version", "num_needs", "num_judged", "num_relevant", "created"]
-    list_filter = ["benchmark"]
+    list_filter = [BENCHMARK_FILTER]
     readonly_fields = [
         "benchmark",
         "version",
@@ -206,7 +260,7 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         "created",
         "short_failure",
     ]
-    list_filter = ["benchmark", "status", "is_baseline", "is_hidden"]
+    list_filter = [BENCHMARK_FILTER, "status", "is_baseline", "is_hidden"]
     search_fields = ["run_name", "participant__username"]
     readonly_fields = [
         "benchmark",
