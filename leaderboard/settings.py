@@ -6,6 +6,7 @@ CELERY_BROKER_URL, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0. Every variable is list
 .env.example and in the README.
 """
 
+import datetime as dt
 import os
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -72,6 +73,55 @@ def database_from_url(url: str) -> dict:
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported")
 
 
+def email_from_url(url: str) -> dict:
+    """Turn ``smtp://user:pass@host:587/?tls=1`` into Django's EMAIL_* settings.
+
+    ``console://`` prints mails to the log (development); ``smtp://`` speaks plain SMTP,
+    with STARTTLS when ``?tls=1``; ``smtps://`` is SMTP over TLS (port 465 by default).
+    ``?timeout=`` bounds each SMTP operation (10 s by default) so a dead mail server
+    cannot hold a web worker. User and password are percent-decoded.
+    """
+    parts = urlsplit(url)
+    if parts.scheme == "console":
+        return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    if parts.scheme not in {"smtp", "smtps"}:
+        raise ImproperlyConfigured(
+            f"EMAIL_URL scheme {parts.scheme!r} is not supported (console, smtp, smtps)"
+        )
+    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    secure = parts.scheme == "smtps"
+    starttls = options.get("tls", "0").lower() in {"1", "true", "yes", "on"}
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parts.hostname or "localhost",
+        "EMAIL_PORT": parts.port or (465 if secure else 587 if starttls else 25),
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_SSL": secure,
+        "EMAIL_USE_TLS": starttls and not secure,
+        "EMAIL_TIMEOUT": int(options.get("timeout", "10")),
+    }
+
+
+def cache_from_url(url: str) -> dict:
+    """``redis://host:6379/1`` -> Django's RedisCache; empty or ``locmem://`` -> memory.
+
+    The cache holds the API's bad-token counters: one Redis shared by every web process
+    makes the limit hold across them; the in-memory cache counts per process.
+    """
+    scheme = urlsplit(url).scheme
+    if scheme in {"", "locmem"}:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if scheme in {"redis", "rediss", "unix"}:
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            # A stopped or unreachable Redis answers within a second; callers fail open.
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    raise ImproperlyConfigured(f"CACHE_URL scheme {scheme!r} is not supported (redis, locmem)")
+
+
 DEBUG = env_bool("DEBUG", True)
 
 SECRET_KEY = env_str("SECRET_KEY")
@@ -92,11 +142,14 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "axes",
+    "csp",
     "leaderboard",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -104,6 +157,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lock-out into the 429 page
 ]
 
 ROOT_URLCONF = "leaderboard.urls"
@@ -136,6 +190,52 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my_submissions"
 LOGOUT_REDIRECT_URL = "home"
+
+# Throttling (README, "Log-in and token throttling"). django-axes counts failed log-ins
+# in the database, so the limit holds across web processes: LOGIN_FAILURE_LIMIT
+# failures for one username (from anywhere) or from one address (any usernames) lock
+# that username or address for THROTTLE_COOLOFF_SECONDS after the last failure; attempts
+# while locked are refused without checking the password and do not extend the lock;
+# a successful log-in clears that username's failures from that address only.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+THROTTLE_COOLOFF_SECONDS = env_int("THROTTLE_COOLOFF_SECONDS", 900)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = dt.timedelta(seconds=THROTTLE_COOLOFF_SECONDS)
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_DISABLE_ACCESS_LOG = True  # failures only; no log of every successful log-in
+AXES_VERBOSE = False  # no start-up banner on every manage.py command
+AXES_HANDLER = "leaderboard.accounts.throttle.LoginAttempts"
+AXES_LOCKOUT_CALLABLE = "leaderboard.accounts.throttle.locked_out"
+AXES_CLIENT_IP_CALLABLE = "leaderboard.accounts.throttle.client_address"
+# Behind N reverse proxies the client is the N-th address from the right of
+# X-Forwarded-For; with 0 (direct) it is REMOTE_ADDR.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+# The API: this many unknown tokens from one address within the cool-off lock the
+# address's token requests (429 with Retry-After) until THROTTLE_COOLOFF_SECONDS after
+# the failure that reached the limit. Counted in the cache below.
+API_TOKEN_FAILURE_LIMIT = env_int("API_TOKEN_FAILURE_LIMIT", 20)
+for _name, _value in [
+    ("LOGIN_FAILURE_LIMIT", AXES_FAILURE_LIMIT),
+    ("API_TOKEN_FAILURE_LIMIT", API_TOKEN_FAILURE_LIMIT),
+    ("THROTTLE_COOLOFF_SECONDS", THROTTLE_COOLOFF_SECONDS),
+]:
+    if _value < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1, got {_value}")
+
+CACHES = {"default": cache_from_url(env_str("CACHE_URL"))}
+
+# Mail (password reset). Development prints mails to the console; production sends
+# them with SMTP (EMAIL_URL, e.g. smtp://user:pass@mail.example.org:587/?tls=1).
+globals().update(
+    email_from_url(env_str("EMAIL_URL", "console://" if DEBUG else "smtp://localhost"))
+)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -176,6 +276,19 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp) on every response: scripts, styles, images and
+# fetches from this site only, no inline script or style, no plugins, no framing, forms
+# post only here. The admin needs nothing more (its scripts are files; its data rides in
+# data- attributes and JSON script elements, which CSP does not execute).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "object-src": ["'none'"],
+    }
+}
 
 # Celery. With no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")

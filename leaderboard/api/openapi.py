@@ -30,7 +30,11 @@ ERRORS = {
     404: ("NotFound", "No such benchmark, run or endpoint, or not visible to the caller."),
     405: ("MethodNotAllowed", "Method not allowed; the `Allow` header lists the allowed ones."),
     413: ("TooLarge", "The upload is larger than the limit."),
-    429: ("TooManyRequests", "The daily limit is used up; `Retry-After` says until when."),
+    429: (
+        "TooManyRequests",
+        "The daily limit is used up, or too many unknown tokens came from the caller's "
+        "address; `Retry-After` says how many seconds to wait.",
+    ),
 }
 NULLABLE_NUMBER = {"type": ["number", "null"]}
 SUMMARY = {
@@ -169,7 +173,8 @@ def openapi() -> dict[str, Any]:
             "details": {
                 "type": "object",
                 "description": "Per form field, the list of reasons (`non_field` for the "
-                "others); `limit` and `resets_at` with a 429; `allowed` with a 405.",
+                "others); `limit` and `resets_at` with a 429 for the daily limit, `retry_after` with "
+                "one for unknown tokens; `allowed` with a 405.",
             },
         },
     }
@@ -206,7 +211,7 @@ def openapi() -> dict[str, Any]:
                             },
                         },
                     ),
-                    **_errors(401, 405),
+                    **_errors(401, 405, 429),
                 },
             }
         },
@@ -229,7 +234,7 @@ def openapi() -> dict[str, Any]:
                 ],
                 "responses": {
                     "200": _json("The benchmark with its leaderboard.", _ref("Leaderboard")),
-                    **_errors(401, 404, 405),
+                    **_errors(401, 404, 405, 429),
                 },
             }
         },
@@ -267,7 +272,7 @@ def openapi() -> dict[str, Any]:
                 "parameters": [SUBMISSION_ID],
                 "responses": {
                     "200": _json("The run.", _ref("Submission")),
-                    **_errors(401, 404, 405),
+                    **_errors(401, 404, 405, 429),
                 },
             }
         },
@@ -279,7 +284,7 @@ def openapi() -> dict[str, Any]:
                 "parameters": [SUBMISSION_ID],
                 "responses": {
                     "200": _json("Per-need values.", _ref("PerNeed")),
-                    **_errors(401, 404, 405),
+                    **_errors(401, 404, 405, 429),
                 },
             }
         },

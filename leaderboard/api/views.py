@@ -6,7 +6,8 @@ Plain Django function views: six endpoints do not need a REST framework. Decisio
   the caller is anonymous and sees what an anonymous reader sees. The session cookie is
   ignored, which is why every view can be ``csrf_exempt``: a cross-site form cannot add
   the header, so there is no ambient authority to forge. A header that is present but
-  wrong is a 401, never a silent downgrade to anonymous.
+  wrong is a 401, never a silent downgrade to anonymous. Too many wrong tokens from one
+  address are a 429 with ``Retry-After`` (``accounts/throttle.py``).
 - **Same rules as the pages.** Visibility comes from the same querysets and helpers as
   the pages; uploads go through ``uploads.receive_run``, the web form's own path, so both
   refuse the same files for the same reasons and share the daily limit.
@@ -36,6 +37,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
+from leaderboard.accounts.throttle import client_address, token_failed, token_wait
 from leaderboard.api import openapi
 from leaderboard.models import ApiToken, Benchmark, Result, Submission, utc_day_start
 from leaderboard.pages.boards import build_leaderboard
@@ -80,14 +82,25 @@ def _caller(request: HttpRequest):
             "Send the token as 'Authorization: Bearer <token>'.",
             headers={"WWW-Authenticate": 'Bearer error="invalid_request"'},
         )
-    user = ApiToken.authenticate(raw)
-    if user is None:
+    address = client_address(request)
+    wait = token_wait(address)
+    if wait == 0:
+        user = ApiToken.authenticate(raw)
+        if user is not None:
+            return user
+        wait = token_failed(address)
+    if wait:
         raise ApiError(
-            401,
-            "Unknown or revoked token.",
-            headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            429,
+            f"Too many unknown tokens from your address; try again in {wait} s.",
+            {"retry_after": wait},
+            {"Retry-After": str(wait)},
         )
-    return user
+    raise ApiError(
+        401,
+        "Unknown or revoked token.",
+        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+    )
 
 
 def api_view(*methods: str, login: bool = False) -> Callable:

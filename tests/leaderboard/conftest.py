@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,21 @@ def _media_and_eager(request, settings, tmp_path_factory):
     app.conf.task_eager_propagates = True
     yield
     app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(settings):
+    """A new in-memory cache per test, so that throttle counters (the API's bad-token
+    count) never carry from one test to the next; tests of the Redis cache set their own."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"test-{next(_caches)}",
+        }
+    }
+
+
+_caches = itertools.count()
 
 
 @pytest.fixture

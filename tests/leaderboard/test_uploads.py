@@ -241,4 +241,6 @@ def test_log_out_and_password_change(client, participant):
     assert response.status_code == 302
     assert client.post("/accounts/logout/").status_code == 302
     assert client.get("/accounts/runs/").status_code == 302
-    assert client.login(username="alice", password="n3w-long-pass-phrase")
+    login = {"username": "alice", "password": "n3w-long-pass-phrase"}
+    assert client.post("/accounts/login/", login).status_code == 302
+    assert client.get("/accounts/runs/").status_code == 200
