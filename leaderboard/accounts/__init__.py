@@ -1,5 +1,7 @@
-"""Accounts: sign-up (``views``) and the API tokens page (``tokens``); log in, log out
-and password change come from ``django.contrib.auth``. Forms live beside their views.
+"""Accounts: sign-up (``views``), the API tokens page (``tokens``) and the throttling of
+failed log-ins and unknown API tokens (``throttle``); log in, log out, password change and
+reset come from ``django.contrib.auth`` (their pages in templates/registration/). Forms
+live beside their views.
 
 May import ``leaderboard.models``; nothing else of the platform.
 """

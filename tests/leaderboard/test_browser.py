@@ -142,8 +142,11 @@ def test_live_status_updates_without_reload(transactional_db, live_server, libra
     assert status.get_attribute("data-status") == "queued"
     page.evaluate("window.notReloaded = true")
     Submission.objects.filter(pk=run.pk).update(status=Submission.Status.RUNNING)
+    # A function, not an expression: Playwright evaluates expressions with eval, which
+    # the Content-Security-Policy (rightly) refuses.
     page.wait_for_function(
-        "document.getElementById('run-status').dataset.status === 'running'", timeout=20_000
+        "() => document.getElementById('run-status').dataset.status === 'running'",
+        timeout=20_000,
     )
     assert "Being scored now." in status.inner_text()
     Submission.objects.filter(pk=run.pk).update(
