@@ -91,6 +91,8 @@ def email_from_url(url: str) -> dict:
     options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     secure = parts.scheme == "smtps"
     starttls = options.get("tls", "0").lower() in {"1", "true", "yes", "on"}
+    if not options.get("timeout", "10").isdigit():
+        raise ImproperlyConfigured(f"EMAIL_URL timeout must be whole seconds: {url!r}")
     return {
         "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "EMAIL_HOST": parts.hostname or "localhost",

@@ -156,3 +156,5 @@ def test_email_url_settings():
     )
     with pytest.raises(ImproperlyConfigured, match="'sendgrid'"):
         email_from_url("sendgrid://key")
+    with pytest.raises(ImproperlyConfigured, match="timeout must be whole seconds"):
+        email_from_url("smtp://mail.example.org/?timeout=soon")
