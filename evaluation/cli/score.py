@@ -1,7 +1,9 @@
 """``python -m evaluation [-q] [-c] [-l N] [-M N] [-m MEASURE]... [--format text|json|csv] QRELS RUN``
 
 A drop-in for trec_eval's common use: same flags, same measure names, same
-output (``measure<pad>\\tneed\\tvalue``). ``python -m evaluation compare ...``
+output (``measure<pad>\\tneed\\tvalue``). ``-m`` also takes the catalog's
+names (``-m nDCG@10 -m RR@10``); output keeps trec_eval's (``ndcg_cut_10``).
+``python -m evaluation compare ...``
 runs the pairwise comparison tool instead (:mod:`evaluation.cli.compare`; the
 dispatch is in :mod:`evaluation.__main__`).
 A bad file prints ``file:line: reason`` on stderr and exits 2 with nothing on stdout.
@@ -39,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=None,
         metavar="MEASURE",
-        help="measure or set (official, all_trec), trec_eval syntax: P.5,10",
+        help="measure or set (official, all_trec): trec_eval syntax P.5,10 or a name: nDCG@10",
     )
     parser.add_argument("--format", choices=["text", "json", "csv"], default="text")
     parser.add_argument("qrels")

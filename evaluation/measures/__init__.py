@@ -1,8 +1,11 @@
 """The measures: a run and qrels in, trec_eval's numbers out, for every need at once.
 
 - :mod:`evaluation.measures.catalog`: the one place measures are named: trec_eval's
-  measure list (names, kinds of parameters, defaults, summaries), its sets
-  (``official``, ``all_trec``) and the ``-m`` request syntax.
+  measure list (names, kinds of parameters, defaults, summaries) and the engine's
+  RR@k and Judged@k, the sets (``official``, ``all_trec``), ir_measures' names and
+  the reader's labels (:func:`resolve`, :func:`close_matches`, :func:`stored_measures`).
+- :mod:`evaluation.measures.request`: the ``-m`` syntax (either name system) parsed
+  into requests, and a request computed.
 - :mod:`evaluation.measures.evaluation`: :func:`evaluate` and :class:`Evaluation`
   (averaging, ``-c`` / ``-l`` / ``-M``, the trec_eval/JSON/CSV output),
   :func:`relevant_ranks`, :func:`num_relevant`, :func:`interpolated_curve`.
@@ -19,7 +22,18 @@ import each other by module path (``evaluation.measures.ranking``), never throug
 package, which re-exports them.
 """
 
-from evaluation.measures.catalog import ALL_TREC, NOT_IMPLEMENTED, OFFICIAL
+from evaluation.measures.catalog import (
+    ALL_TREC,
+    NOT_IMPLEMENTED,
+    OFFICIAL,
+    STORED,
+    CatalogEntry,
+    UnknownMeasure,
+    close_matches,
+    resolve,
+    stored_measures,
+    stored_requests,
+)
 from evaluation.measures.evaluation import (
     Evaluation,
     evaluate,
@@ -35,13 +49,20 @@ __all__ = [
     "NOT_IMPLEMENTED",
     "OFFICIAL",
     "STANDARD_LEVELS",
+    "STORED",
+    "CatalogEntry",
     "Evaluation",
     "Ranking",
+    "UnknownMeasure",
+    "close_matches",
     "evaluate",
     "interpolated_curve",
     "num_relevant",
     "precision_recall_points",
     "rank_run",
     "relevant_ranks",
+    "resolve",
+    "stored_measures",
+    "stored_requests",
     "trec_order",
 ]

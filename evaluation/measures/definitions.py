@@ -104,6 +104,44 @@ def reciprocal_rank(r: Ranking) -> dict[str, np.ndarray]:
     return {"recip_rank": out}
 
 
+def reciprocal_rank_at(r: Ranking, cutoffs: list[int]) -> dict[str, np.ndarray]:
+    """recip_rank_cut_k (ir_measures' ``RR@k``, MS MARCO's MRR@10): 1 / rank of the
+    first relevant document if it is in the top k, else 0.
+
+    Not a trec_eval measure; defined as ir_measures' ``RR(cutoff=k)`` (its
+    ``msmarco`` provider): relevant means relevance >= the threshold (``-l``,
+    ir_measures' ``rel``), ranks are trec_eval's. Example: the first relevant
+    document at rank 4 gives 0.25 for k = 10 and 0 for k = 3.
+    """
+    first = r.hit_count == 1
+    need, rank = r.hit_need[first], r.hit_rank[first]
+    out = {}
+    for k in cutoffs:
+        value = np.zeros(r.n)
+        inside = rank <= k
+        value[need[inside]] = 1.0 / rank[inside]
+        out[f"recip_rank_cut_{k}"] = value
+    return out
+
+
+def judged_at(r: Ranking, cutoffs: list[int]) -> dict[str, np.ndarray]:
+    """judged_k (ir_measures' ``Judged@k``): the share of the top k that is in the qrels,
+    ``judged in top k / min(k, num_ret)``; 0 when nothing was retrieved.
+
+    Defined as ir_measures' ``Judged`` (its ``judged`` provider, after OpenNIR):
+    a document counts as judged when the qrels list it for the need, whatever
+    its relevance, negative included (trec_eval's ``unj_k`` counts a negative
+    judgment as unjudged and divides by k: they are not complements). A run
+    shorter than k is judged on what it retrieved. Example: 7 of a need's top
+    10 in the qrels gives 0.7; a 4-document run with 3 judged gives 0.75.
+    """
+    in_qrels = r.rel != NONPOOL
+    rank, need = r.rank[in_qrels], r.need[in_qrels]
+    return {
+        f"judged_{k}": _div(r.count(rank <= k, need), np.minimum(r.num_ret, k)) for k in cutoffs
+    }
+
+
 def infap(r: Ranking) -> dict[str, np.ndarray]:
     """infAP (Yilmaz & Aslam), trec_eval's formula: documents outside the pool are skipped,
     pooled-but-unjudged ones (negative qrels) counted, INFAP_EPSILON = 0.00001."""

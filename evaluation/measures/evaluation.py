@@ -4,10 +4,11 @@
 averaging and the ``-c`` / ``-l`` / ``-M`` semantics are trec_eval's (10.0,
 except ``iprec_at_recall``/``11pt_avg``, see :mod:`evaluation.measures.interpolation`).
 Measure requests use trec_eval's ``-m`` syntax: ``"map"``, ``"P.5,7,3"``,
-``"ndcg.1=3,2=9"``, ``"iprec_at_recall..10,.20"``, or the sets ``"official"``
-and ``"all_trec"``; the measures and their names are in
-:mod:`evaluation.measures.catalog`. :class:`Evaluation` holds the scores and
-writes them as trec_eval does (or as JSON or CSV).
+``"ndcg.1=3,2=9"``, ``"iprec_at_recall..10,.20"``, the sets ``"official"``
+and ``"all_trec"``, or catalog names (``"nDCG@10"``, ``"RR@10"``); the
+measures and their names are in :mod:`evaluation.measures.catalog`, the
+syntax in :mod:`evaluation.measures.request`. :class:`Evaluation` holds the
+scores and writes them as trec_eval does (or as JSON or CSV).
 """
 
 from __future__ import annotations
@@ -20,15 +21,11 @@ import numpy as np
 import pandas as pd
 
 from evaluation.measures import definitions as d
-from evaluation.measures.catalog import (
-    BOGUS_ZEROED,
-    compute_request,
-    parse_requests,
-    split_params,
-)
+from evaluation.measures.catalog import BOGUS_ZEROED
 from evaluation.measures.interpolation import STANDARD_LEVELS
 from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, rank_run
+from evaluation.measures.request import compute_request, parse_requests, split_params
 from evaluation.trec import Run
 
 __all__ = [
@@ -143,15 +140,16 @@ def evaluate(
 ) -> Evaluation:
     """Score ``run`` against ``qrels`` with trec_eval's measures and semantics.
 
-    ``measures``: trec_eval ``-m`` strings (default ``official``; ``all_trec``
-    is everything implemented). ``relevance_level``: ``-l``, documents with
+    ``measures``: ``-m`` strings in trec_eval's syntax or catalog names
+    (default ``official``; ``all_trec`` is all of trec_eval's). ``relevance_level``: ``-l``, documents with
     relevance >= it are relevant. ``max_depth``: ``-M``, documents ranked
     below it are dropped. ``complete``: ``-c``, every qrels need is scored,
     those the run did not answer with zeros (and are averaged in); without it
     they are skipped (trec_eval 9.0.8's behaviour; 10.0-rc3 aborts there).
     Run needs absent from the qrels are ignored (and warned about).
 
-    Raises ValueError for an unknown measure, bad parameters, or when no need
+    Raises ValueError for an unknown measure
+    (:class:`~evaluation.measures.catalog.UnknownMeasure`), bad parameters, or when no need
     has both run lines and judgments (without ``complete``).
 
     Example: the seed's system A on its four library needs gives
