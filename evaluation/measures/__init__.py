@@ -14,7 +14,8 @@
 - :mod:`evaluation.measures.definitions`: the per-need measures, one small function each.
 - :mod:`evaluation.measures.gains`: graded measures (``ndcg``, ``rbp``, ``G`` ...).
 - :mod:`evaluation.measures.interpolation`: ``iprec_at_recall``, ``11pt_avg``,
-  precision-recall points and the interpolated curve.
+  precision-recall points and the interpolated curve, under the three rules
+  (:data:`MODES`: ``exact``, ``trec_eval-9``, ``trec_eval-10``).
 
 Imports: numpy, pandas, pyarrow, :mod:`evaluation.trec` and these modules; nothing of
 :mod:`evaluation.significance` or :mod:`evaluation.cli`, and no Django. Modules here
@@ -36,22 +37,25 @@ from evaluation.measures.catalog import (
 )
 from evaluation.measures.evaluation import (
     Evaluation,
+    NeedWithoutRun,
     evaluate,
     interpolated_curve,
     num_relevant,
     relevant_ranks,
 )
-from evaluation.measures.interpolation import STANDARD_LEVELS, precision_recall_points
+from evaluation.measures.interpolation import MODES, STANDARD_LEVELS, precision_recall_points
 from evaluation.measures.ranking import Ranking, rank_run, trec_order
 
 __all__ = [
     "ALL_TREC",
+    "MODES",
     "NOT_IMPLEMENTED",
     "OFFICIAL",
     "STANDARD_LEVELS",
     "STORED",
     "CatalogEntry",
     "Evaluation",
+    "NeedWithoutRun",
     "Ranking",
     "UnknownMeasure",
     "close_matches",
