@@ -281,7 +281,7 @@ def evaluate(
             scored = value[counted]
             if m.summary == "gm":
                 total = _sequential_sum(scored) + (n - len(scored)) * math.log(d.MIN_GEO_MEAN)
-                summary[name] = float(np.exp(total / n))
+                summary[name] = math.exp(total / n)
             elif m.summary == "sum":
                 summary[name] = _sequential_sum(scored)
             elif m.summary == "num_rel":

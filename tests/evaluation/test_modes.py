@@ -145,3 +145,23 @@ def test_unknown_mode():
     q, r = frames([("1", "a", 1)], [("1", "a", 1.0)])
     with pytest.raises(ValueError, match="interpolation must be one of exact, trec_eval-9"):
         evaluate(q, r, interpolation="trec_eval-8")
+
+
+def test_gm_summaries_use_the_c_librarys_log_and_exp():
+    """gm_map and gm_bpref bit for bit as trec_eval adds them: glibc's log per need,
+    summed in need order, glibc's exp. numpy's own vectorised log and exp (AVX-512)
+    differ from glibc's in the last bit for some values; these are such values:
+    AP = (1/1 + 2/17 + 3/24) / 3 and, over 17 needs, exp(log(AP) / 17)."""
+    rows_q = [("a", d, 1) for d in ("d1", "d17", "d24")]
+    rows_r = [("a", f"d{rank}", 100.0 - rank) for rank in range(1, 25)]
+    for need in range(16):  # AP = 1: log 0
+        rows_q.append((f"n{need:02d}", "x", 1))
+        rows_r.append((f"n{need:02d}", "x", 1.0))
+    q, r = frames(rows_q, rows_r)
+    result = evaluate(q, r, ["map", "gm_map", "bpref", "gm_bpref"])
+    assert result.per_need.loc["a", "map"] == (1 / 1 + 2 / 17 + 3 / 24) / 3
+    for name, base in (("gm_map", "map"), ("gm_bpref", "bpref")):
+        total = 0.0
+        for value in result.per_need[base]:
+            total += math.log(max(value, 0.00001))
+        assert result.summary[name] == math.exp(total / 17), name
