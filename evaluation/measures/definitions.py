@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from evaluation.measures.gains import log2_of
 from evaluation.measures.interpolation import eleven_point_average, interpolated_precision
 from evaluation.measures.ranking import NONPOOL, UNJUDGED, Ranking, exclusive_count
 
@@ -289,7 +290,7 @@ def num_nonrel_judged_ret(r: Ranking) -> dict[str, np.ndarray]:
 
 def binary_gain(r: Ranking) -> dict[str, np.ndarray]:
     """binG = (1/R) sum over relevant retrieved of 1 / log2(2 + non-relevant above it)."""
-    term = 1.0 / np.log2((3 + (r.hit_rank - 1) - r.hit_count).astype(np.float64))
+    term = 1.0 / log2_of(3 + (r.hit_rank - 1) - r.hit_count)
     total = r.total(term, r.hit_need)
     found = r.count(need=r.hit_need)
     return {"binG": np.where(found > 0, _div(total, r.num_rel), 0.0)}
