@@ -1,7 +1,13 @@
-"""``python -m evaluation [-q] [-c] [-l N] [-M N] [-m MEASURE]... [--format text|json|csv] QRELS RUN``
+"""``python -m evaluation [-q] [-c] [-l N] [-M N] [-m MEASURE]... [--interpolation MODE]
+[--format text|json|csv] QRELS RUN``
 
 A drop-in for trec_eval's common use: same flags, same measure names, same
-output (``measure<pad>\\tneed\\tvalue``). ``python -m evaluation compare ...``
+output (``measure<pad>\\tneed\\tvalue``). ``-m`` also takes the catalog's
+names (``-m nDCG@10 -m RR@10``); output keeps trec_eval's (``ndcg_cut_10``).
+``--interpolation trec_eval-9`` / ``trec_eval-10`` prints what that trec_eval
+version prints (:func:`evaluation.measures.evaluate`); where 10.0 aborts (a
+qrels need without run lines, no ``-c``) it prints 10.0's partial output and
+message and exits 4, as 10.0 does. ``python -m evaluation compare ...``
 runs the pairwise comparison tool instead (:mod:`evaluation.cli.compare`; the
 dispatch is in :mod:`evaluation.__main__`).
 A bad file prints ``file:line: reason`` on stderr and exits 2 with nothing on stdout.
@@ -17,7 +23,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from evaluation.measures import evaluate
+from evaluation.measures import MODES, NeedWithoutRun, evaluate
 from evaluation.trec import TrecFormatError, read_qrels, read_run
 
 
@@ -39,7 +45,14 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=None,
         metavar="MEASURE",
-        help="measure or set (official, all_trec), trec_eval syntax: P.5,10",
+        help="measure or set (official, all_trec): trec_eval syntax P.5,10 or a name: nDCG@10",
+    )
+    parser.add_argument(
+        "--interpolation",
+        choices=MODES,
+        default="exact",
+        help="exact (default): the seed's interpolated precision; trec_eval-9, trec_eval-10: "
+        "every line as that trec_eval version prints it",
     )
     parser.add_argument("--format", choices=["text", "json", "csv"], default="text")
     parser.add_argument("qrels")
@@ -121,8 +134,23 @@ def _score(argv: list[str]) -> int:
         return 2
     try:
         result = evaluate(
-            qrels, run, args.m, relevance_level=args.l, max_depth=args.M, complete=args.c
+            qrels,
+            run,
+            args.m,
+            relevance_level=args.l,
+            max_depth=args.M,
+            complete=args.c,
+            interpolation=args.interpolation,
         )
+    except NeedWithoutRun as err:
+        # trec_eval 10.0 prints the -q lines of the needs before the missing one, then stops
+        if err.partial is not None:
+            for warning in err.partial.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            if args.format == "text":
+                sys.stdout.write(err.partial.to_trec_eval(per_need=args.q, summary=False))
+        print(f"trec_eval: {err}", file=sys.stderr)
+        return 4
     except ValueError as err:
         print(f"evaluation: {err}", file=sys.stderr)
         return 1

@@ -10,8 +10,11 @@ retrieved, rank r is 1-based. References are trec_eval's ``m_<name>.c``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from evaluation.measures.gains import log2_of
 from evaluation.measures.interpolation import eleven_point_average, interpolated_precision
 from evaluation.measures.ranking import NONPOOL, UNJUDGED, Ranking, exclusive_count
 
@@ -51,9 +54,23 @@ def ap(r: Ranking) -> dict[str, np.ndarray]:
     return {"map": average_precision(r)}
 
 
+_libm_log = np.frompyfunc(math.log, 1, 1)
+
+
+def _log_floored(values: np.ndarray) -> np.ndarray:
+    """log(max(v, 0.00001)) per need with the C library's ``log``, as trec_eval calls it.
+
+    Not ``np.log``: numpy's own vectorised log (AVX-512 machines) differs from
+    glibc's in the last bit for about 1 value in 600, and the gm_* summaries
+    then miss trec_eval's doubles by an ulp. One call per need, not per document.
+    """
+    floored = np.maximum(values, MIN_GEO_MEAN)
+    return _libm_log(floored).astype(np.float64) if len(floored) else floored
+
+
 def gm_ap(r: Ranking) -> dict[str, np.ndarray]:
     """log(max(AP, 0.00001)) per need; the summary is exp(mean) (geometric mean)."""
-    return {"gm_map": np.log(np.maximum(average_precision(r), MIN_GEO_MEAN))}
+    return {"gm_map": _log_floored(average_precision(r))}
 
 
 def r_precision(r: Ranking) -> dict[str, np.ndarray]:
@@ -93,7 +110,7 @@ def bpref(r: Ranking) -> dict[str, np.ndarray]:
 
 
 def gm_bpref(r: Ranking) -> dict[str, np.ndarray]:
-    return {"gm_bpref": np.log(np.maximum(binary_preference(r), MIN_GEO_MEAN))}
+    return {"gm_bpref": _log_floored(binary_preference(r))}
 
 
 def reciprocal_rank(r: Ranking) -> dict[str, np.ndarray]:
@@ -102,6 +119,44 @@ def reciprocal_rank(r: Ranking) -> dict[str, np.ndarray]:
     out = np.zeros(r.n)
     out[r.hit_need[first]] = 1.0 / r.hit_rank[first]
     return {"recip_rank": out}
+
+
+def reciprocal_rank_at(r: Ranking, cutoffs: list[int]) -> dict[str, np.ndarray]:
+    """recip_rank_cut_k (ir_measures' ``RR@k``, MS MARCO's MRR@10): 1 / rank of the
+    first relevant document if it is in the top k, else 0.
+
+    Not a trec_eval measure; defined as ir_measures' ``RR(cutoff=k)`` (its
+    ``msmarco`` provider): relevant means relevance >= the threshold (``-l``,
+    ir_measures' ``rel``), ranks are trec_eval's. Example: the first relevant
+    document at rank 4 gives 0.25 for k = 10 and 0 for k = 3.
+    """
+    first = r.hit_count == 1
+    need, rank = r.hit_need[first], r.hit_rank[first]
+    out = {}
+    for k in cutoffs:
+        value = np.zeros(r.n)
+        inside = rank <= k
+        value[need[inside]] = 1.0 / rank[inside]
+        out[f"recip_rank_cut_{k}"] = value
+    return out
+
+
+def judged_at(r: Ranking, cutoffs: list[int]) -> dict[str, np.ndarray]:
+    """judged_k (ir_measures' ``Judged@k``): the share of the top k that is in the qrels,
+    ``judged in top k / min(k, num_ret)``; 0 when nothing was retrieved.
+
+    Defined as ir_measures' ``Judged`` (its ``judged`` provider, after OpenNIR):
+    a document counts as judged when the qrels list it for the need, whatever
+    its relevance, negative included (trec_eval's ``unj_k`` counts a negative
+    judgment as unjudged and divides by k: they are not complements). A run
+    shorter than k is judged on what it retrieved. Example: 7 of a need's top
+    10 in the qrels gives 0.7; a 4-document run with 3 judged gives 0.75.
+    """
+    in_qrels = r.rel != NONPOOL
+    rank, need = r.rank[in_qrels], r.need[in_qrels]
+    return {
+        f"judged_{k}": _div(r.count(rank <= k, need), np.minimum(r.num_ret, k)) for k in cutoffs
+    }
 
 
 def infap(r: Ranking) -> dict[str, np.ndarray]:
@@ -235,7 +290,7 @@ def num_nonrel_judged_ret(r: Ranking) -> dict[str, np.ndarray]:
 
 def binary_gain(r: Ranking) -> dict[str, np.ndarray]:
     """binG = (1/R) sum over relevant retrieved of 1 / log2(2 + non-relevant above it)."""
-    term = 1.0 / np.log2((3 + (r.hit_rank - 1) - r.hit_count).astype(np.float64))
+    term = 1.0 / log2_of(3 + (r.hit_rank - 1) - r.hit_count)
     total = r.total(term, r.hit_need)
     found = r.count(need=r.hit_need)
     return {"binG": np.where(found > 0, _div(total, r.num_rel), 0.0)}

@@ -2,17 +2,20 @@
 
 :func:`evaluate` is the entry point; measure names, parameters, output order,
 averaging and the ``-c`` / ``-l`` / ``-M`` semantics are trec_eval's (10.0,
-except ``iprec_at_recall``/``11pt_avg``, see :mod:`evaluation.measures.interpolation`).
+except ``iprec_at_recall``/``11pt_avg``, see :mod:`evaluation.measures.interpolation`,
+unless ``interpolation`` asks for a trec_eval version's rules).
 Measure requests use trec_eval's ``-m`` syntax: ``"map"``, ``"P.5,7,3"``,
-``"ndcg.1=3,2=9"``, ``"iprec_at_recall..10,.20"``, or the sets ``"official"``
-and ``"all_trec"``; the measures and their names are in
-:mod:`evaluation.measures.catalog`. :class:`Evaluation` holds the scores and
-writes them as trec_eval does (or as JSON or CSV).
+``"ndcg.1=3,2=9"``, ``"iprec_at_recall..10,.20"``, the sets ``"official"``
+and ``"all_trec"``, or catalog names (``"nDCG@10"``, ``"RR@10"``); the
+measures and their names are in :mod:`evaluation.measures.catalog`, the
+syntax in :mod:`evaluation.measures.request`. :class:`Evaluation` holds the
+scores and writes them as trec_eval does (or as JSON or CSV).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -20,19 +23,16 @@ import numpy as np
 import pandas as pd
 
 from evaluation.measures import definitions as d
-from evaluation.measures.catalog import (
-    BOGUS_ZEROED,
-    compute_request,
-    parse_requests,
-    split_params,
-)
-from evaluation.measures.interpolation import STANDARD_LEVELS
+from evaluation.measures.catalog import BOGUS_ZEROED
+from evaluation.measures.interpolation import STANDARD_LEVELS, check_mode
 from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, rank_run
+from evaluation.measures.request import compute_request, parse_requests, split_params
 from evaluation.trec import Run
 
 __all__ = [
     "Evaluation",
+    "NeedWithoutRun",
     "evaluate",
     "interpolated_curve",
     "num_relevant",
@@ -51,6 +51,9 @@ class Evaluation:
     ``summary``: trec_eval's ``all`` values: means (geometric for gm_*),
     sums for ``num_*``, ``num_q`` the number of needs averaged over.
     ``strings``: per-need text measures (``relstring``), need_id -> text.
+    ``interpolation``: the rules followed (:data:`~evaluation.measures.interpolation.MODES`).
+    ``unprinted``: needs scored and averaged in whose lines the text output
+    leaves out (trec_eval 9.0.8 with ``-c`` prints none for needs without run lines).
     """
 
     per_need: pd.DataFrame
@@ -61,12 +64,17 @@ class Evaluation:
     _order: list[tuple[str, str, bool, bool]] = field(default_factory=list, repr=False)
     # the ordered and judged run the scores came from (reused by relevant_ranks)
     ranking: Ranking | None = field(default=None, repr=False, compare=False)
+    interpolation: str = "exact"
+    unprinted: frozenset[str] = frozenset()
 
-    def to_trec_eval(self, per_need: bool = False) -> str:
-        """trec_eval's text output (``-q`` adds the per-need lines first)."""
+    def to_trec_eval(self, per_need: bool = False, summary: bool = True) -> str:
+        """trec_eval's text output (``-q`` adds the per-need lines first; ``summary``
+        False leaves out the ``all`` lines, as trec_eval's ``-n``)."""
         lines = []
         if per_need:
             for need in self.per_need.index:
+                if need in self.unprinted:
+                    continue
                 row = self.per_need.loc[need]
                 for column, fmt, printed, _ in self._order:
                     if not printed:
@@ -76,7 +84,7 @@ class Evaluation:
                     else:
                         lines.append(f"{column:<22}\t{need}\t{_fmt(row[column], fmt)}")
         for column, fmt, _, summarised in self._order:
-            if not summarised:
+            if not summarised or not summary:
                 continue
             if fmt == "runid":
                 lines.append(f"{'runid':<22}\tall\t{self.run_id}")
@@ -118,19 +126,59 @@ def _sequential_mean(values: np.ndarray, count: int) -> float:
     return float(np.cumsum(values)[-1] / count)
 
 
+def _sequential_sum(values: np.ndarray) -> float:
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+class NeedWithoutRun(ValueError):
+    """trec_eval 10.0's abort: a qrels need has no run lines and ``complete`` is off.
+
+    Raised by :func:`evaluate` with ``interpolation="trec_eval-10"`` only (the
+    other modes skip such needs, as 9.0.8 does). ``need_id``: the first such
+    need in strcmp order, where 10.0 stops; ``partial``: the evaluation of the
+    needs before it, whose ``-q`` lines 10.0 printed before stopping (None if
+    there are none). The message is 10.0's own, misleading as it is.
+    """
+
+    def __init__(self, need_id: str, partial: Evaluation | None) -> None:
+        self.need_id = need_id
+        self.partial = partial
+        super().__init__(f"result qid '{need_id}' not found in qrels")
+
+
 def _ranked(
     qrels: pd.DataFrame,
     run: Run | pd.DataFrame,
     relevance_level: int,
     max_depth: int | None,
     complete: bool,
+    interpolation: str = "exact",
 ) -> Ranking:
     """:func:`rank_run` on a run or its frame (a :class:`Run` lends its doc-id hashes)."""
     if isinstance(run, Run):
-        return rank_run(
-            qrels, run.frame, relevance_level, max_depth, complete, doc_hash=run.doc_hashes()
-        )
-    return rank_run(qrels, run, relevance_level, max_depth, complete)
+        frame, doc_hash = run.frame, run.doc_hashes()
+    else:
+        frame, doc_hash = run, None
+    return rank_run(
+        qrels,
+        frame,
+        relevance_level,
+        max_depth,
+        complete,
+        doc_hash=doc_hash,
+        interpolation=check_mode(interpolation),
+    )
+
+
+def _run_needs(frame: pd.DataFrame) -> set[str]:
+    """The need ids with at least one line in the run."""
+    need_column = frame["need_id"]
+    if isinstance(need_column.dtype, pd.CategoricalDtype):
+        # a bincount, not np.unique: no sort of 7M codes (-1 is a missing need_id)
+        categories, codes = need_column.cat.categories, need_column.cat.codes.to_numpy()
+        lines = np.bincount(codes[codes >= 0], minlength=len(categories))
+        return set(map(str, categories[lines > 0]))
+    return set(map(str, pd.unique(need_column.astype(str))))
 
 
 def evaluate(
@@ -140,38 +188,44 @@ def evaluate(
     relevance_level: int = 1,
     max_depth: int | None = None,
     complete: bool = False,
+    interpolation: str = "exact",
 ) -> Evaluation:
     """Score ``run`` against ``qrels`` with trec_eval's measures and semantics.
 
-    ``measures``: trec_eval ``-m`` strings (default ``official``; ``all_trec``
-    is everything implemented). ``relevance_level``: ``-l``, documents with
-    relevance >= it are relevant. ``max_depth``: ``-M``, documents ranked
-    below it are dropped. ``complete``: ``-c``, every qrels need is scored,
-    those the run did not answer with zeros (and are averaged in); without it
-    they are skipped (trec_eval 9.0.8's behaviour; 10.0-rc3 aborts there).
-    Run needs absent from the qrels are ignored (and warned about).
+    ``measures``: ``-m`` strings in trec_eval's syntax or catalog names
+    (default ``official``; ``all_trec`` is all of trec_eval's). ``relevance_level``:
+    ``-l``, documents with relevance >= it are relevant. ``max_depth``: ``-M``,
+    documents ranked below it are dropped. ``complete``: ``-c``, every qrels
+    need is scored, those the run did not answer with zeros (and are averaged
+    in); without it they are skipped (trec_eval 9.0.8's behaviour; 10.0-rc3
+    aborts there). Run needs absent from the qrels are ignored (and warned about).
 
-    Raises ValueError for an unknown measure, bad parameters, or when no need
-    has both run lines and judgments (without ``complete``).
+    ``interpolation``: ``"exact"`` (the seed's definition of interpolated
+    precision, 64-bit scores), ``"trec_eval-9"`` or ``"trec_eval-10"``: every
+    printed line as that trec_eval version prints it. ``trec_eval-9`` also
+    orders 32-bit float scores, leaves 10.0's measures (``rbp``, ``rbp_resid``,
+    ``unj``) out of ``all_trec``, and with ``complete`` prints no per-need
+    lines for needs without run lines (they stay in ``per_need`` and count as
+    0 in the means, as 9.0.8 counts them); ``trec_eval-10`` without
+    ``complete`` raises :class:`NeedWithoutRun` where 10.0 aborts.
+
+    Raises ValueError for an unknown measure
+    (:class:`~evaluation.measures.catalog.UnknownMeasure`), bad parameters, or
+    when no need has both run lines and judgments (without ``complete``).
 
     Example: the seed's system A on its four library needs gives
     ``summary["map"] == 0.4733...`` and ``per_need.loc["atwood", "map"] == 0.8333...``.
     """
+    interpolation = check_mode(interpolation)
+    v9 = interpolation == "trec_eval-9"
     if isinstance(run, Run):
         frame, run_id, warnings = run.frame, run.tag, list(run.warnings)
     else:
         frame, warnings = run, []
         run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
-    requests = parse_requests(measures)
-    ranking = _ranked(qrels, run, relevance_level, max_depth, complete)
-    need_column = frame["need_id"]
-    if isinstance(need_column.dtype, pd.CategoricalDtype):
-        # a bincount, not np.unique: no sort of 7M codes (-1 is a missing need_id)
-        categories, codes = need_column.cat.categories, need_column.cat.codes.to_numpy()
-        lines = np.bincount(codes[codes >= 0], minlength=len(categories))
-        run_needs = set(map(str, categories[lines > 0]))
-    else:
-        run_needs = set(map(str, pd.unique(need_column.astype(str))))
+    requests = parse_requests(measures, trec_eval_9=v9)
+    ranking = _ranked(qrels, run, relevance_level, max_depth, complete, interpolation)
+    run_needs = _run_needs(frame)
     judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
     unjudged = sorted(run_needs - judged, key=str.encode)
     if unjudged:
@@ -181,11 +235,18 @@ def evaluate(
         warnings.append(
             "the rank column disagrees with the score order; ranks come from the scores"
         )
+    missing = sorted(judged - run_needs, key=str.encode)
+    abort_at = missing[0] if interpolation == "trec_eval-10" and not complete and missing else None
     if ranking.n == 0:
+        if abort_at is not None:
+            raise NeedWithoutRun(abort_at, None)
         raise ValueError("no need has both run lines and judgments")
 
     n = ranking.n
     bogus = ~ranking.has_run
+    # 9.0.8 with -c scores only the needs with run lines and divides by all
+    # qrels needs; a gm_* summary then adds log(0.00001) once per missing need
+    counted = ranking.has_run if v9 and complete else np.ones(n, bool)
     columns: dict[str, np.ndarray] = {}
     strings: dict[str, dict[str, str]] = {}
     order: list[tuple[str, str, bool, bool]] = []
@@ -217,19 +278,37 @@ def evaluate(
                 # one-document ranking; trec_eval then zeroes these measures
                 value[bogus] = 0.0
             fmt = "long" if m.integer else "double"
+            scored = value[counted]
             if m.summary == "gm":
-                summary[name] = float(np.exp(np.cumsum(value)[-1] / n))
+                total = _sequential_sum(scored) + (n - len(scored)) * math.log(d.MIN_GEO_MEAN)
+                summary[name] = math.exp(total / n)
             elif m.summary == "sum":
-                summary[name] = float(np.cumsum(value)[-1])
+                summary[name] = _sequential_sum(scored)
             elif m.summary == "num_rel":
-                summary[name] = float(ranking.qrels_positive if complete else np.cumsum(value)[-1])
+                summary[name] = (
+                    float(ranking.qrels_positive) if complete else _sequential_sum(scored)
+                )
             else:
-                summary[name] = _sequential_mean(value, n)
+                summary[name] = _sequential_mean(scored, n)
             if m.per_need:
                 columns[name] = value
             order.append((name, fmt, m.per_need, True))
-    per_need = pd.DataFrame(columns, index=pd.Index(ranking.need_ids, name="need_id", dtype="str"))
-    return Evaluation(per_need, summary, run_id, warnings, strings, order, ranking)
+    index = pd.Index(ranking.need_ids, name="need_id", dtype="str")
+    per_need = pd.DataFrame(columns, index=index)
+    unprinted = frozenset(ranking.need_ids[~counted])
+    result = Evaluation(
+        per_need, summary, run_id, warnings, strings, order, ranking, interpolation, unprinted
+    )
+    if abort_at is not None:
+        before = [need for need in ranking.need_ids if need.encode() < abort_at.encode()]
+        partial = result if before else None
+        if partial is not None:
+            partial = Evaluation(
+                per_need.loc[before], summary, run_id, warnings, strings, order, ranking,
+                interpolation,
+            )  # fmt: skip
+        raise NeedWithoutRun(abort_at, partial)
+    return result
 
 
 def relevant_ranks(
@@ -237,6 +316,7 @@ def relevant_ranks(
     run: Run | pd.DataFrame | None = None,
     relevance_level: int = 1,
     max_depth: int | None = None,
+    interpolation: str = "exact",
 ) -> pd.DataFrame:
     """The 1-based rank of every relevant retrieved document, in trec_eval's ordering.
 
@@ -244,14 +324,15 @@ def relevant_ranks(
     increasing. Feed one need's ranks and its R to
     :func:`precision_recall_points` for the PR curve (the seed's Figure 1).
     Accepts a :class:`Ranking` (``Evaluation.ranking``) in place of ``qrels,
-    run`` to reuse the ordering an evaluation made with the same flags.
+    run`` to reuse the ordering an evaluation made with the same flags
+    (``interpolation="trec_eval-9"`` orders 32-bit scores, as :func:`evaluate`).
     """
     if isinstance(qrels, Ranking):
         ranking = qrels
     elif run is None:
         raise TypeError("relevant_ranks needs qrels and a run (or a Ranking)")
     else:
-        ranking = _ranked(qrels, run, relevance_level, max_depth, complete=True)
+        ranking = _ranked(qrels, run, relevance_level, max_depth, True, interpolation)
     return pd.DataFrame(
         {
             "need_id": pd.Series(ranking.need_ids[ranking.hit_need], dtype="str"),
@@ -273,13 +354,15 @@ def interpolated_curve(
     max_depth: int | None = None,
     complete: bool = False,
     levels: Sequence[str] = STANDARD_LEVELS,
+    interpolation: str = "exact",
 ) -> tuple[pd.DataFrame, pd.Series]:
     """The interpolated precision-recall curve: per need and averaged over needs.
 
     Returns (DataFrame indexed by need_id with one column per recall level as
     a float, Series of the means). The means equal ``evaluate(...).summary``'s
-    ``iprec_at_recall_*`` for the same flags. Accepts a :class:`Ranking` in
-    place of ``qrels, run`` to reuse an ordering. Example: the seed's system A,
+    ``iprec_at_recall_*`` for the same flags (``interpolation`` included). Accepts
+    a :class:`Ranking` in place of ``qrels, run`` to reuse an ordering (and its
+    interpolation rule). Example: the seed's system A,
     need cs-foundations, gives 1.0 at recall 0.0, 4/7 at 0.2 and 0.0 at 0.9.
     """
     if isinstance(qrels, Ranking):
@@ -287,5 +370,5 @@ def interpolated_curve(
     else:
         if run is None:
             raise TypeError("interpolated_curve needs qrels and a run (or a Ranking)")
-        ranking = _ranked(qrels, run, relevance_level, max_depth, complete)
+        ranking = _ranked(qrels, run, relevance_level, max_depth, complete, interpolation)
     return _curve(ranking, tuple(levels))

@@ -4,16 +4,20 @@ Gains follow trec_eval (``gain_init.c``): a judged document's gain is its
 relevance level, unless ``-m ndcg.level=gain,...`` overrides some levels;
 documents outside the qrels or judged negative gain 0. ``ndcg_cut`` always
 uses the raw levels (trec_eval ignores gain parameters and ``-l`` there).
-The discount of rank r is ``log2(r + 1)``. The ideal ranking puts the
-positive gains in decreasing order; ndcg is 0 when the ideal DCG is 0.
+The discount of rank r is ``log2(r + 1)``, the C library's (:func:`log2_of`). The
+ideal ranking puts the positive gains in decreasing order; ndcg is 0 when the
+ideal DCG is 0. Running sums add one term at a time, as trec_eval's loops do
+(:func:`_group_cumsum`), so the doubles are trec_eval's, not just the printed digits.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-import pandas as pd
 
 from evaluation.measures.ranking import Ranking, within_group_position
+from evaluation.trec.columns import run_starts
 
 
 def _gain_table(r: Ranking, pairs: list[tuple[str, float]]) -> np.ndarray:
@@ -114,8 +118,30 @@ def _ideal(
     return need[order], values[order]
 
 
+_libm_log2 = np.frompyfunc(math.log2, 1, 1)
+_LOG2 = np.zeros(2)  # _LOG2[k] = the C library's log2(k), grown on demand
+
+
+def log2_of(k: np.ndarray) -> np.ndarray:
+    """log2 of positive integers as the C library computes it (trec_eval's ``log2``).
+
+    numpy's own vectorised log2 differs from glibc's in the last bit for a few
+    integers (1621, 3242, 6484 ...), so ranks past 1,620 would shift ndcg by an
+    ulp. A table of ``math.log2(k)`` up to the largest k asked for: one call per
+    distinct rank, not per document.
+    """
+    global _LOG2
+    k = np.asarray(k, dtype=np.int64)
+    top = int(k.max(initial=1))
+    if top >= len(_LOG2):
+        size = max(top + 1, 2 * len(_LOG2), 1024)
+        _LOG2 = _libm_log2(np.arange(size, dtype=np.float64)[1:]).astype(np.float64)
+        _LOG2 = np.concatenate(([-np.inf], _LOG2))
+    return _LOG2[k]
+
+
 def _discount(rank: np.ndarray) -> np.ndarray:
-    return np.log2((rank + 1).astype(np.float64))
+    return log2_of(rank + 1)
 
 
 def ndcg(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np.ndarray]:
@@ -219,10 +245,33 @@ def rbp_resid(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str
 
 
 def _group_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Running sum inside each group, added sequentially (bit-identical to a C loop)."""
-    if len(values) == 0:
-        return np.zeros(0)
-    return pd.Series(values).groupby(group).cumsum().to_numpy()
+    """Running sum inside each group (groups contiguous), one addition per element as
+    trec_eval's loops add, so bit-identical to them.
+
+    Not pandas' groupby cumsum: it compensates its sums (Kahan) and so misses
+    trec_eval's doubles in the last bit (ndcg_rel and Rndcg did, on a quarter of
+    the needs). ``np.cumsum`` adds sequentially; it runs once per position
+    across all groups (or once per group, when there are fewer groups than the
+    longest group has elements): min(groups, longest) numpy calls, no loop over
+    documents.
+    """
+    out = np.array(values, dtype=np.float64)
+    if len(out) == 0:
+        return out
+    starts = run_starts(group)
+    ends = np.append(starts[1:], len(out))
+    longest = int((ends - starts).max())
+    if len(starts) <= longest:
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            out[start:end] = np.cumsum(out[start:end])
+        return out
+    position = within_group_position(group)
+    order = np.argsort(position, kind="stable")
+    bounds = np.searchsorted(position[order], np.arange(1, longest + 1))
+    for p in range(1, longest):  # add each group's element p to its element p - 1's sum
+        at = order[bounds[p - 1] : bounds[p]]
+        out[at] += out[at - 1]
+    return out
 
 
 def _ideal_by_position(r: Ranking, table: np.ndarray, pairs: list[tuple[str, float]]):
@@ -252,7 +301,10 @@ def g_measure(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str
     sum_results = _group_cumsum(gains, r.need)
     nonzero = gains != 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = gains[nonzero] / np.log2(2 + sum_cost[nonzero] - sum_results[nonzero])
+        steps = 2 + sum_cost[nonzero] - sum_results[nonzero]
+        whole = np.all((steps == np.floor(steps)) & (steps >= 1))
+        # integer gains give integer steps: the C library's log2 from the table
+        terms = gains[nonzero] / (log2_of(steps) if whole else np.log2(steps))
     total = r.total(terms, r.need[nonzero])
     ideal_total = r.total(ideal_gain, ideal_need)
     out = np.zeros(r.n)

@@ -1,14 +1,21 @@
 """Interpolated precision: ``iprec_at_recall_*``, ``11pt_avg`` and the PR curve points.
 
-Definition (the seed chapter's, and what trec_eval 9.0.8 computes on the 11
-standard levels): the interpolated precision at recall level r is the maximum
-precision at any rank where recall >= r. With R relevant documents, recall
-reaches r when n relevant documents have been retrieved for the smallest n
-with n / R >= r, i.e. ``n = ceil(r * R)``; the engine computes that ceiling
-on exact fractions (``Fraction("0.1") * R``), so ``0.7 * 10`` is 7, not
-7.000000000000001. trec_eval 10.0-rc3 rounds ``r * R`` to the nearest integer
-instead and can report a precision reached at a recall below r; 9.0.8 uses
-``(long)(r * R + 0.9)`` which equals the ceiling on the standard levels.
+Definition (the seed chapter's): the interpolated precision at recall level r
+is the maximum precision at any rank where recall >= r. With R relevant
+documents, recall reaches r when n relevant documents have been retrieved for
+the smallest n with n / R >= r, i.e. ``n = ceil(r * R)``; the engine computes
+that ceiling on exact fractions (``Fraction("0.1") * R``), so ``0.7 * 10`` is
+7, not 7.000000000000001. That is the ``exact`` rule (:data:`MODES`, the
+default). trec_eval counts n otherwise, and each of its rules is one mode:
+
+- ``trec_eval-9`` (9.0.8, pytrec_eval, ir_measures): ``(long)(r * R + 0.9)``
+  in C doubles, the ceiling except where ``r * R`` is just above an integer in
+  decimal but just below in binary (R = 3 at 0.7: 2.0999... + 0.9 -> 2);
+- ``trec_eval-10`` (10.0): ``lround(r * R)``, the nearest integer, halves away
+  from zero (R = 474 at 0.1: 47, a recall of 0.0992).
+
+Whatever the rule, the value at n is the best precision from the n-th relevant
+retrieved document down, as trec_eval's loop finds it.
 
 Edge cases: a level needing more relevant documents than were retrieved
 scores 0; level 0 (n = 0) is the best precision anywhere in the ranking (0 if
@@ -25,6 +32,7 @@ import pandas as pd
 from evaluation.measures.ranking import Ranking
 
 __all__ = [
+    "MODES",
     "STANDARD_LEVELS",
     "interpolated_curve",
     "interpolated_precision",
@@ -32,6 +40,41 @@ __all__ = [
 ]
 
 STANDARD_LEVELS = ("0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0")
+#: the interpolation rules: the seed's exact definition, trec_eval 9.0.8's, 10.0's
+MODES = ("exact", "trec_eval-9", "trec_eval-10")
+
+
+def check_mode(mode: str) -> str:
+    """``mode`` if it is one of :data:`MODES`, else ValueError naming them."""
+    if mode not in MODES:
+        raise ValueError(f"interpolation must be one of {', '.join(MODES)}, not {mode!r}")
+    return mode
+
+
+def recall_cutoff(level: str, num_rel: np.ndarray, mode: str = "exact") -> np.ndarray:
+    """How many relevant documents reach recall ``level`` (decimal text), per R, by ``mode``.
+
+    ``exact``: ``ceil(level * R)`` on fractions; ``trec_eval-9``: C's
+    ``(long)(atof(level) * R + 0.9)``; ``trec_eval-10``: C's
+    ``lround(atof(level) * R)``. Never below 0.
+
+    >>> [int(recall_cutoff("0.7", np.array([3]), m)[0]) for m in MODES]
+    [3, 2, 2]
+    """
+    num_rel = np.asarray(num_rel, dtype=np.int64)
+    if mode == "exact":
+        fraction = Fraction(level)
+        needed = -((-fraction.numerator * num_rel) // fraction.denominator)
+    else:
+        product = float(level) * num_rel.astype(np.float64)  # one rounding, as in C
+        if mode == "trec_eval-9":
+            needed = np.trunc(product + 0.9)
+        else:  # lround: to nearest, halves away from zero (x - floor(x) is exact)
+            size = np.abs(product)
+            whole = np.floor(size)
+            needed = np.copysign(whole + (size - whole >= 0.5), product)
+        needed = needed.astype(np.int64)
+    return np.maximum(needed, 0)
 
 
 def _suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -45,8 +88,8 @@ def _suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
 def interpolated_precision(ranking: Ranking, levels: list[str]) -> np.ndarray:
     """Interpolated precision per need (rows) at each recall level (columns).
 
-    ``levels`` are decimal strings ("0.1", ".25"); they are read as exact
-    fractions. Example: a need with R = 15 whose relevant documents sit at
+    ``levels`` are decimal strings ("0.1", ".25"), turned into numbers of
+    relevant documents by the ranking's rule (:func:`recall_cutoff`). Example: a need with R = 15 whose relevant documents sit at
     ranks 1, 2, 6, 7, 9, 12, 13, 16, 18, 21, 23, 25 has 4/7 = 0.5714 at
     recall 0.2 (n = 3: the best precision from rank 6 on is 4/7 at rank 7)
     and 0 at recall 0.9 (n = 14 > 12 retrieved).
@@ -60,10 +103,7 @@ def interpolated_precision(ranking: Ranking, levels: list[str]) -> np.ndarray:
     num_hits = ranking.count(need=hit_need)
     first_hit = np.searchsorted(hit_need, np.arange(n_needs))
     for j, level in enumerate(levels):
-        fraction = Fraction(level)
-        # smallest n with n / R >= level, in exact integer arithmetic
-        needed = -((-fraction.numerator * num_rel) // fraction.denominator)
-        needed = np.maximum(needed, 0)
+        needed = recall_cutoff(level, num_rel, ranking.interpolation)
         ok = (needed <= num_hits) & (num_hits > 0) & ranking.has_run
         at = first_hit + np.maximum(needed, 1) - 1
         out[ok, j] = best_from[at[ok]]

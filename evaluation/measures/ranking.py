@@ -5,7 +5,9 @@
 
 - documents are ranked by score descending, compared as 64-bit doubles
   (``0.0`` and ``-0.0`` tie), ties broken by doc_id *descending* in byte
-  (``strcmp``) order; the rank column and the line order are ignored;
+  (``strcmp``) order; the rank column and the line order are ignored; with
+  ``interpolation="trec_eval-9"`` scores are first rounded to 32-bit floats, as
+  9.0.8 stores them (``float sim``), so scores equal in single precision tie;
 - ``-M depth`` keeps the first ``depth`` documents of every need after ordering;
 - a retrieved document takes its qrels relevance; one absent from the qrels of
   its need is ``NONPOOL`` (-1); one judged with a negative relevance is
@@ -168,6 +170,8 @@ class Ranking:
     because of ``complete``: it gets trec_eval's bogus ranking, one document
     outside the qrels at rank 1), ``rel_levels`` (needs x levels: qrels documents
     per non-negative relevance level) and the relevance threshold ``level``.
+    ``interpolation``: which rule :mod:`evaluation.measures.interpolation`
+    follows for this ranking (``exact``, ``trec_eval-9``, ``trec_eval-10``).
     """
 
     need_ids: np.ndarray
@@ -180,6 +184,7 @@ class Ranking:
     level: int
     qrels_positive: int
     rank_disagrees: bool = False
+    interpolation: str = "exact"
 
     @property
     def n(self) -> int:
@@ -261,6 +266,7 @@ def rank_run(
     max_depth: int | None = None,
     complete: bool = False,
     doc_hash: np.ndarray | None = None,
+    interpolation: str = "exact",
 ) -> Ranking:
     """Order ``run`` as trec_eval does and look every retrieved document up in ``qrels``.
 
@@ -270,6 +276,8 @@ def rank_run(
     only qrels needs with at least one run line. ``doc_hash``: the run doc
     ids' :func:`~evaluation.trec.columns.string_hash`, row for row, when the
     caller kept it from reading (:meth:`Run.doc_hashes`); else computed here.
+    ``interpolation``: kept on the ranking for the interpolated measures; with
+    ``"trec_eval-9"`` the scores are ordered as 32-bit floats (9.0.8's reading).
     """
     qrels_need = pd.Series(qrels["need_id"]).astype("str").to_numpy(dtype=object)
     judged_needs = sorted(set(qrels_need), key=lambda s: s.encode())
@@ -291,6 +299,9 @@ def rank_run(
         r_need = r_need.astype(np.int32)
     r_doc_all = _as_arrow_strings(run["doc_id"])
     score = np.asarray(run["score"], dtype=np.float64)
+    if interpolation == "trec_eval-9":
+        with np.errstate(over="ignore"):  # beyond float's range: +-inf, as C converts
+            score = score.astype(np.float32).astype(np.float64)
     if doc_hash is None or len(doc_hash) != len(score):
         doc_hash = string_hash(r_doc_all)
     keep = None
@@ -380,4 +391,5 @@ def rank_run(
         level=relevance_level,
         qrels_positive=int((q_rel > 0).sum()),
         rank_disagrees=rank_disagrees,
+        interpolation=interpolation,
     )

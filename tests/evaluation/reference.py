@@ -97,3 +97,61 @@ def v908_cutoff(level: float, R: int) -> int:
 
 def exact_cutoff(level: str, R: int) -> int:
     return math.ceil(Fraction(level) * R)
+
+
+def _graded(judged: dict[str, int], ranked: list[str]) -> tuple[list[int], list[int]]:
+    """Gains down the ranking (the level; 0 unjudged or negative) and the ideal gains."""
+    gains = [max(judged.get(doc, 0), 0) for doc in ranked]
+    ideal = sorted((v for v in judged.values() if v > 0), reverse=True)
+    return gains, ideal
+
+
+def ndcg_rel(judged: dict[str, int], ranked: list[str]) -> float:
+    """trec_eval's ndcg_rel (default gains), one addition at a time as its loop adds:
+    at each retrieved document with a positive gain, DCG / ideal DCG down to it; each
+    relevant document not retrieved adds the final DCG / ideal DCG; / positive judgments."""
+    gains, ideal = _graded(judged, ranked)
+    m = len(ideal)
+    dcg = idcg = total = 0.0
+    found = 0
+    for i in range(max(len(gains), m)):
+        if i < len(gains) and gains[i]:
+            dcg += gains[i] / math.log2(i + 2)
+        if i < m:
+            idcg += ideal[i] / math.log2(i + 2)
+        if i < len(gains) and gains[i] > 0:
+            total += dcg / idcg
+            found += 1
+    if m == 0:
+        return 0.0
+    total += (m - found) * dcg / idcg
+    return total / m if total > 0 else 0.0
+
+
+def rndcg(judged: dict[str, int], ranked: list[str], level: int = 1) -> float:
+    """trec_eval's Rndcg (default gains), in its order of additions: ndcg at every
+    position where the ideal gain changes (from one level to the next, and to 0 after
+    the last relevant), plus the whole ranking when it runs on past that point."""
+    if not any(v >= level for v in judged.values()):
+        return 0.0
+    gains, ideal = _graded(judged, ranked)
+    m, n = len(ideal), len(gains)
+    dcg = idcg = total = 0.0
+    count = 0
+    for i in range(m + 1):
+        if i >= 1 and (ideal[i] if i < m else 0) != ideal[i - 1]:
+            if idcg > 0:
+                total += dcg / idcg
+                count += 1
+        if i < n and gains[i]:
+            dcg += gains[i] / math.log2(i + 2)
+        if i < m:
+            idcg += ideal[i] / math.log2(i + 2)
+    if m + 1 < n:
+        for i in range(m + 1, n):
+            if gains[i]:
+                dcg += gains[i] / math.log2(i + 2)
+        if idcg > 0:
+            total += dcg / idcg
+            count += 1
+    return total / count if count else math.nan

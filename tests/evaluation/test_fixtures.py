@@ -8,6 +8,10 @@ is computed), with one rule for interpolation:
   to 23.999...). Those lines, and case 14's need 3 (9.0.8 casts scores to
   float, so its ranking differs), are checked against the slow reference
   implementation instead; ``test_slips_are_few_and_known`` pins how many.
+
+``--interpolation trec_eval-9`` and ``trec_eval-10`` need no such rule: their outputs
+equal the 9.0.8 and 10.0-rc3 files whole, line for line (10.0's aborts included:
+exit status 4, its message, its partial output).
 """
 
 from __future__ import annotations
@@ -33,10 +37,16 @@ LEVELS = ("0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", 
 
 
 def run_cli(*args: str) -> list[str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        assert main(list(args)) == 0
-    return out.getvalue().splitlines()
+    code, out, _ = run_cli_status(*args)
+    assert code == 0
+    return out.splitlines()
+
+
+def run_cli_status(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
 
 
 def key(line: str) -> tuple[str, str]:
@@ -171,6 +181,38 @@ def test_trec_eval_suite(expected, flags, qrels, results):
             assert mine[key(line)].split("\t")[2] == f"{value:6.4f}"
 
 
+MEAS_PARAMS = [
+    "-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+    "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+    "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("expected", "flags", "qrels", "results"),
+    [*SUITE_RUNS, ("out.test.meas_params", MEAS_PARAMS, "qrels.test", "results.test")],
+)
+def test_trec_eval_suite_as_trec_eval_10(expected, flags, qrels, results):
+    """Every line of 10.0-rc3's own expected outputs, its lround interpolation included."""
+    ours = run_cli(
+        "--interpolation", "trec_eval-10", *flags, str(SUITE / qrels), str(SUITE / results)
+    )
+    assert ours == (SUITE / expected).read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("expected", "flags", "qrels", "results"),
+    [run for run in SUITE_RUNS if "comments" not in run[2]],  # 9.0.8 reads no comments
+)
+def test_trec_eval_suite_as_trec_eval_9(expected, flags, qrels, results):
+    """Every line 9.0.8 printed: its (long)(r * R + 0.9) slips, no rbp/unj in all_trec,
+    no per-need lines for the -c needs without run lines (302 in results.trunc)."""
+    ours = run_cli(
+        "--interpolation", "trec_eval-9", *flags, str(SUITE / qrels), str(SUITE / results)
+    )
+    assert ours == (SUITE / f"{expected}.v908").read_text().splitlines()
+
+
 def test_meas_params():
     """Parameters as trec_eval parses them (sorted cutoffs, atol, printable names).
 
@@ -270,3 +312,44 @@ def test_slips_are_few_and_known():
                 ):
                     pairs.add((int(R), level))
     assert pairs == {(3, "0.7"), (23, "0.7"), (67, "0.3"), (77, "0.3")}
+
+
+@pytest.mark.parametrize("complete", [True, False], ids=["c", "noc"])
+@pytest.mark.parametrize("case", CASES)
+def test_adversarial_as_trec_eval_9(case, complete):
+    """9.0.8's output whole: float32 scores (case 14), its interpolation, its -c lines."""
+    folder = ADVERSARIAL / case
+    flags = ["-q", "-m", "all_trec"] + (["-c"] if complete else [])
+    ours = run_cli(
+        "--interpolation", "trec_eval-9", *flags, str(folder / "qrels.txt"), str(folder / "run.txt")
+    )
+    suffix = "" if complete else "_noc"
+    assert ours == (folder / f"trec_eval_v908{suffix}.txt").read_text().splitlines()
+
+
+@pytest.mark.parametrize("complete", [True, False], ids=["c", "noc"])
+@pytest.mark.parametrize("case", CASES)
+def test_adversarial_as_trec_eval_10(case, complete):
+    """10.0-rc3's output whole; where it aborted (cases 09, 23, 30 without -c) the same
+    exit status, the same message last on stderr and the same partial stdout."""
+    folder = ADVERSARIAL / case
+    flags = ["-q", "-m", "all_trec"] + (["-c"] if complete else [])
+    code, out, err = run_cli_status(
+        "--interpolation",
+        "trec_eval-10",
+        *flags,
+        str(folder / "qrels.txt"),
+        str(folder / "run.txt"),
+    )
+    suffix = "" if complete else "_noc"
+    assert out == (folder / f"trec_eval{suffix}.txt").read_text()
+    if (folder / f"trec_eval{suffix}.rc").exists():
+        assert code == int((folder / f"trec_eval{suffix}.rc").read_text())
+        assert err.splitlines()[-1] == (folder / f"trec_eval{suffix}.stderr").read_text().strip()
+    else:
+        assert code == 0
+
+
+def test_aborts_are_the_three_known_cases():
+    aborted = [c for c in CASES if (ADVERSARIAL / c / "trec_eval_noc.rc").exists()]
+    assert aborted == ["case_09", "case_23", "case_30"]
