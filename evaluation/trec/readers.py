@@ -113,7 +113,11 @@ def read_qrels(
     try:
         relevance = pc.cast(table.column(3), pa.int64())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        _explain(text.data, name, _QRELS, must_fail=True)
+        try:  # Arrow reads no leading '+'; trec_eval's atol does
+            unsigned = pc.replace_substring_regex(table.column(3), r"^\+", "")
+            relevance = pc.cast(unsigned, pa.int64())
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            _explain(text.data, name, _QRELS, must_fail=True)
     need = pc.dictionary_encode(table.column(0)).combine_chunks()
     need_codes = need.indices.to_numpy(zero_copy_only=False)
     duplicate = first_duplicate(need_codes, table.column(2))
@@ -232,12 +236,15 @@ def check_run_head(
     decoded = Decoded(stream, name, max_bytes)
     reader = io.BufferedReader(decoded, PIECE)
     head, ended = _read_head(reader, name, max_lines)
-    if ended or head.strip(_WHITESPACE + b"\n"):
+    blank = not head.strip(_WHITESPACE + b"\n")
+    if ended or not blank:
         _check_bytes(head, name)
     _explain(head, name, _RUN)
     if max_bytes is not None and not ended:
-        while reader.read(PIECE):
-            pass  # Decoded counts and checks every byte
+        while piece := reader.read(PIECE):  # Decoded counts and checks every byte
+            blank = blank and not piece.strip(_WHITESPACE + b"\n")
+        if blank:  # more blank lines than the head keeps, and nothing else
+            _check_bytes(head, name)
 
 
 def _read_head(reader: io.BufferedReader, name: str, max_lines: int) -> tuple[bytes, bool]:
