@@ -236,5 +236,5 @@ def test_peak_memory_of_checking_and_reading_bombs_in_a_fresh_process():
     assert tail[0] == "tail.gz: expands past 200 MB"
     assert read[0] == "tail.gz: expands past 100 MB"
     assert head[1] < 40 << 20 and tail[1] < 40 << 20, figures
-    assert 90 << 20 < read[1] < 160 << 20, figures  # the 100 MB allowed (measured: held)
+    assert read[1] < 160 << 20, figures  # the 100 MB allowed, no more
     assert head[2] < 5 and tail[2] < 10 and read[2] < 10, figures
