@@ -235,11 +235,13 @@ def check_run_head(
         name = "<stream>"
     decoded = Decoded(stream, name, max_bytes)
     reader = io.BufferedReader(decoded, PIECE)
-    head, ended = _read_head(reader, name, max_lines)
+    head, ended, content = _read_head(reader, max_lines)
     blank = not head.strip(_WHITESPACE + b"\n")
     if ended or not blank:
         _check_bytes(head, name)
     _explain(head, name, _RUN)
+    if ended and not content:  # comment lines only: what read_run would say
+        raise TrecFormatError(name, 1, "empty file (no content lines)")
     if max_bytes is not None and not ended:
         piece = reader.read1(PIECE)  # what the head left in the buffer, then the rest
         while piece:  # Decoded counts and checks every byte
@@ -249,9 +251,10 @@ def check_run_head(
             _check_bytes(head, name)
 
 
-def _read_head(reader: io.BufferedReader, name: str, max_lines: int) -> tuple[bytes, bool]:
+def _read_head(reader: io.BufferedReader, max_lines: int) -> tuple[bytes, bool, int]:
     """The first ``max_lines`` content lines, with the skipped lines before and between
-    them (blank ones as a bare newline), and whether the file ended there.
+    them (blank ones as a bare newline), whether the file ended there, and how many
+    content lines there were.
 
     No line is read past ``MAX_LINE_LENGTH`` + 1 bytes: a longer line ends the head,
     cut to that length, so that :func:`_explain` names it (after any earlier bad line).
@@ -261,15 +264,15 @@ def _read_head(reader: io.BufferedReader, name: str, max_lines: int) -> tuple[by
     while count < max_lines and lines < HEAD_LINES and len(head) < HEAD_BYTES:
         raw = reader.readline(MAX_LINE_LENGTH + 2)
         if not raw:
-            return bytes(head), True
+            return bytes(head), True, count
         lines += 1
         if len(raw) - raw.endswith(b"\n") > MAX_LINE_LENGTH:
             head += raw.rstrip(b"\n")
-            return bytes(head), False
+            return bytes(head), False, count
         if not raw.strip(_WHITESPACE + b"\n"):
             head += b"\n"
             continue
         head += raw
         if not raw.lstrip().startswith(b"#"):
             count += 1
-    return bytes(head), False
+    return bytes(head), False, count
