@@ -189,6 +189,8 @@ class Decoded(io.RawIOBase):
         """Up to ``size`` bytes (all the rest for -1), without the copy RawIOBase makes."""
         if size is None or size < 0:
             return self.readall()
+        if size == 0:
+            return b""  # zlib would read max_length 0 as "no limit"
         if self._plain is not None:
             piece = self._plain.read(size)
         else:
