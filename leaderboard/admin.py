@@ -20,6 +20,7 @@ from django.http import HttpRequest
 
 from evaluation.trec import TrecFormatError, read_needs, read_qrels
 from leaderboard.models import ApiToken, Benchmark, InformationNeed, Judgments, Submission
+from leaderboard.pipeline.files import max_uncompressed_bytes
 from leaderboard.pipeline.loading import load_judgments, load_needs, rescore_benchmark
 from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
 
@@ -113,7 +114,7 @@ class BenchmarkForm(forms.ModelForm):
         if not upload:
             return
         try:
-            reader(upload, name=os.path.basename(upload.name))
+            reader(upload, name=os.path.basename(upload.name), max_bytes=max_uncompressed_bytes())
         except TrecFormatError as error:
             self.add_error(field, str(error))
         finally:
@@ -236,6 +237,7 @@ class JudgmentsAdmin(OrganizerScoped, admin.ModelAdmin):
         "benchmark",
         "version",
         "file",
+        "original_name",
         "sha256",
         "num_needs",
         "num_judged",

@@ -262,6 +262,13 @@ MEDIA_URL = "media/"
 
 # Uploads: stream anything above 2.5 MB to a temporary file, never hold it in memory.
 MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 500)
+# What a (gzipped) file may expand to, counted while decompressing: a gzip bomb is
+# refused at the limit, by the upload check and by the worker's reader alike.
+MAX_UNCOMPRESSED_MB = env_int("MAX_UNCOMPRESSED_MB", min(4 * MAX_UPLOAD_MB, 10240))
+if not 1 <= MAX_UNCOMPRESSED_MB <= 10240:
+    raise ImproperlyConfigured(
+        f"MAX_UNCOMPRESSED_MB must be between 1 and 10240 (10 GB), got {MAX_UNCOMPRESSED_MB}"
+    )
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_PERMISSIONS = 0o644

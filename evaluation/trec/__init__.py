@@ -3,9 +3,10 @@
 - :mod:`evaluation.trec.readers`: ``read_qrels``, ``read_run`` (a :class:`Run`),
   ``check_run_head`` (the cheap check of an upload's first lines).
 - :mod:`evaluation.trec.topics`: ``read_needs`` (TSV, TREC ``<top>``, XML ``<topic>``).
+- :mod:`evaluation.trec.sources`: a file's bytes (path, stream or bytes; gunzipped,
+  within a size limit counted while decompressing), ``TrecFormatError`` and ``Source``.
 - :mod:`evaluation.trec.parsing`: bytes to columns (the pyarrow fast path, whitespace
-  normalisation, the line-by-line explainer behind every ``file:line: reason``),
-  ``TrecFormatError`` and ``Source``.
+  normalisation, the line-by-line explainer behind every ``file:line: reason``).
 - :mod:`evaluation.trec.columns`: Arrow columns to numpy, doc-id hashes, the repeated
   (need, doc) check; also used by :mod:`evaluation.measures.ranking`.
 
@@ -15,8 +16,9 @@ and no Django. Modules here import each other by module path
 (``evaluation.trec.parsing``), never through this package, which re-exports them.
 """
 
-from evaluation.trec.parsing import MAX_LINE_LENGTH, Source, TrecFormatError
+from evaluation.trec.parsing import MAX_LINE_LENGTH
 from evaluation.trec.readers import Run, check_run_head, read_qrels, read_run
+from evaluation.trec.sources import Source, TrecFormatError
 from evaluation.trec.topics import read_needs
 
 __all__ = [

@@ -6,71 +6,23 @@ that names ``file:line: reason`` when a file is bad. Used by
 
 from __future__ import annotations
 
-import gzip
 import math
-import mmap
 import os
 import re
-from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from evaluation.trec.sources import Source, TrecFormatError, load
+
 _QRELS, _RUN = "qrels", "run"
 MAX_LINE_LENGTH = 10_000
 _NCOLS = {_QRELS: 4, _RUN: 6}
 _WHITESPACE = b" \t\r\v\f"
 
-Source = str | os.PathLike | BinaryIO | bytes
-
-
-class TrecFormatError(ValueError):
-    """A bad input file: ``str(err) == f"{path}:{line}: {reason}"``.
-
-    ``line`` is 1-based (the first line of the file is line 1).
-    """
-
-    def __init__(self, path: str, line: int, reason: str) -> None:
-        super().__init__(f"{path}:{line}: {reason}")
-        self.path = path
-        self.line = line
-        self.reason = reason
-
-
 # --------------------------------------------------------------------------- bytes
-
-
-def _load(source: Source, name: str | None) -> tuple[bytes, str]:
-    """Return the (decompressed) bytes of a path or binary file and its display name."""
-    if isinstance(source, bytes):
-        data, default = source, "<bytes>"
-    elif isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > 1 << 20 and f.read(2) != b"\x1f\x8b":
-                # a big plain file is mapped, not copied: pyarrow parses the pages
-                # in place and the bytes never sit in memory twice
-                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            else:
-                f.seek(0)
-                data = f.read()
-        default = os.fspath(source)
-    else:
-        data = source.read()
-        if isinstance(data, str):
-            data = data.encode()
-        default = getattr(source, "name", None) or "<stream>"
-        if not isinstance(default, str):
-            default = "<stream>"
-    name = name or default
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise TrecFormatError(name, 1, f"corrupt gzip data ({exc})") from None
-    return data, name
 
 
 def _check_bytes(data: bytes, name: str) -> None:
@@ -93,7 +45,11 @@ def _content_lines(data: bytes):
         yield number, stripped.split(), raw
 
 
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)", re.I)
+_INT64_MAX = 2**63 - 1  # relevance is read as int64: -2**63 .. 2**63 - 1
+# ASCII digits only: Python's float() reads other scripts' digits, pyarrow does not
+_NUMBER = re.compile(
+    r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)", re.I | re.ASCII
+)
 
 
 def _explain(
@@ -131,8 +87,13 @@ def _explain(
             )
         if kind == _QRELS:
             value = fields[3].decode()
-            if not re.fullmatch(r"[+-]?\d+", value):
+            if not re.fullmatch(r"[+-]?[0-9]+", value):
                 raise TrecFormatError(name, number, f"relevance {value!r} is not an integer")
+            digits = value.lstrip("+-").lstrip("0") or "0"  # int() refuses > 4,300 digits
+            if len(digits) > 19 or int(digits) > _INT64_MAX + value.startswith("-"):
+                raise TrecFormatError(
+                    name, number, f"relevance {value!r} is out of range (a 64-bit integer)"
+                )
         else:
             value = fields[4].decode()
             if not _NUMBER.fullmatch(value):
@@ -355,15 +316,18 @@ class _Text:
     """The file's bytes for the error path only: a file read from a path is
     dropped once parsed and read again if an error has to be explained."""
 
-    def __init__(self, data: bytes, source: Source, name: str, fast: bool) -> None:
+    def __init__(
+        self, data: bytes, source: Source, name: str, fast: bool, max_bytes: int | None = None
+    ) -> None:
         reloadable = isinstance(source, (str, os.PathLike)) and fast
         self._data = None if reloadable else data
         self._source, self._name, self.fast = source, name, fast
+        self._max_bytes = max_bytes
 
     @property
     def data(self) -> bytes:
         if self._data is None:
-            self._data = _load(self._source, self._name)[0]
+            self._data = load(self._source, self._name, self._max_bytes)[0]
         return self._data
 
     def line(self, row: int) -> int:

@@ -7,7 +7,8 @@ import re
 
 import pandas as pd
 
-from evaluation.trec.parsing import Source, TrecFormatError, _check_bytes, _load
+from evaluation.trec.parsing import _check_bytes
+from evaluation.trec.sources import Source, TrecFormatError, load
 
 _TOP = re.compile(rb"<top>(.*?)</top>", re.S | re.I)
 _TAG = re.compile(rb"<(num|title|desc|narr)>", re.I)
@@ -21,18 +22,21 @@ def _clean(text: str, label: str) -> str:
     return text
 
 
-def read_needs(source: Source, name: str | None = None) -> pd.DataFrame:
+def read_needs(
+    source: Source, name: str | None = None, max_bytes: int | None = None
+) -> pd.DataFrame:
     """Read needs (topics): TSV, TREC ``<top>`` topics or ``<topic number=..>`` XML.
 
     TSV: ``need_id<TAB>title[<TAB>description]``, one need a line. Returns a
     DataFrame with ``need_id``, ``title`` and ``description`` ('' if none).
     Raises :class:`TrecFormatError` for an empty or binary file, a TSV line
-    without a title, or a need_id given twice.
+    without a title, a need_id given twice, or content (decompressed) over
+    ``max_bytes`` (None: no limit).
 
     >>> read_needs(b"401\\tforeign minorities, Germany\\n").title[0]
     'foreign minorities, Germany'
     """
-    data, name = _load(source, name)
+    data, name = load(source, name, max_bytes)
     data = bytes(data)  # needs files are small; a mapped file becomes plain bytes
     _check_bytes(data, name)
     rows: list[tuple[str, str, str, int]] = []

@@ -13,7 +13,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from leaderboard.models.submissions import Submission
+from leaderboard.models.submissions import Submission, safe_file_name
 
 # Measures whose per-need vectors are stored and tested for every pair, besides the primary.
 TESTED_MEASURES = ("map",)
@@ -126,7 +126,9 @@ class InformationNeed(models.Model):
 
 
 def judgments_path(instance: Judgments, filename: str) -> str:
-    return f"judgments/{instance.benchmark.slug}/v{instance.version}-{filename}"
+    """``judgments/<benchmark>/v<version>-<safe stem>[.gz]``: the version is unique per
+    benchmark; the name given is kept in ``original_name``."""
+    return f"judgments/{instance.benchmark.slug}/v{instance.version}-{safe_file_name(filename)}"
 
 
 class Judgments(models.Model):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import secrets
+import unicodedata
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -88,8 +90,50 @@ class SubmissionQuerySet(models.QuerySet):
         )
 
 
+STEM_LENGTH = 40
+
+
+def safe_file_name(filename: str) -> str:
+    """A short, safe name for a stored upload, from the name it was given.
+
+    The given name may be 255 characters of anything (a path, ``..``, control
+    characters, any script): the stored one is its last path part reduced to ASCII
+    letters, digits, ``.``, ``_`` and ``-`` (accents dropped, anything else one ``_``),
+    at most 40 characters, never starting with a dot, keeping a final ``.gz`` so the
+    file still says it is gzipped. The given name is kept on the row
+    (``original_name``) and is what messages show.
+
+    >>> safe_file_name("../../Runs/BM25 (été) final.txt.gz")
+    'BM25_ete_final.txt.gz'
+    """
+    base = re.split(r"[/\\]", filename)[-1]
+    gzipped = base.lower().endswith(".gz")
+    if gzipped:
+        base = base[:-3]
+    ascii_only = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", ascii_only).strip("._-")
+    stem = stem[:STEM_LENGTH].rstrip("._-") or "file"
+    return stem + (".gz" if gzipped else "")
+
+
+def keep_name(filename: str) -> str:
+    """The given name as it can be stored in ``original_name``: printable characters
+    only (PostgreSQL refuses NUL in text), at most 255."""
+    return "".join(c for c in filename if c.isprintable())[:255]
+
+
 def submission_path(instance: Submission, filename: str) -> str:
-    return f"runs/{instance.benchmark.slug}/{instance.run_name}-{filename}"
+    """``runs/<benchmark>/<run name>-<12 hex digits>-<safe stem>[.gz]``.
+
+    The file is saved before the row, so there is no id yet; the 12 hex digits are the
+    start of the content's SHA-256 (on the row since the upload was checked), which ties
+    the stored file to the hash the row records (random ones where no hash is known).
+    The run name is unique per benchmark, and the storage adds a suffix should a name
+    still be taken, so the path never collides; it is at most ~190 characters.
+    """
+    token = instance.sha256[:12] or secrets.token_hex(6)
+    name = safe_file_name(filename)
+    return f"runs/{instance.benchmark.slug}/{instance.run_name}-{token}-{name}"
 
 
 class Submission(models.Model):

@@ -1,6 +1,13 @@
 """Downloads: the leaderboard as CSV/JSON, a run's per-need CSV, a comparison's JSON.
 
 Floats are written with ``repr`` so a reader gets the stored value, every digit.
+
+CSV cells are escaped against formula injection (OWASP's rule): a text cell that starts
+with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``, so a
+spreadsheet shows it as text instead of running it (a need id ``=cmd|'/Ccalc'!A0``, a
+username ``+A1+B1``). Only text is escaped: the numbers the exporter writes itself (ints
+and floats: ranks, ids, scores, p-values) stay numbers, ``-0.5`` included. A need id or a
+name is text even when it looks like a number, so a need id ``-5`` is written ``'-5``.
 """
 
 from __future__ import annotations
@@ -59,7 +66,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
     response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-leaderboard.csv"'
     fixed = [k for k in runs[0] if k != "summary"] if runs else ["rank", "run"]
     writer = csv.writer(response)
-    writer.writerow(fixed + board.measures)
+    writer.writerow([_csv(k) for k in fixed + board.measures])
     for run in runs:
         writer.writerow(
             [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m)) for m in board.measures]
@@ -67,12 +74,19 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
     return response
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _csv(value) -> str:
+    """One CSV cell: numbers as numbers (floats every digit), text escaped (see above)."""
     if value is None:
         return ""
     if isinstance(value, float):
         return repr(value)  # round-trips: the stored value, every digit
-    return str(value)
+    if isinstance(value, int):  # bool too: True/False
+        return str(value)
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 @require_GET
@@ -89,9 +103,9 @@ def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
         f'attachment; filename="{run.benchmark.slug}-{run.run_name}-per-need.csv"'
     )
     writer = csv.writer(response)
-    writer.writerow(["need_id", *frame.columns])
+    writer.writerow([_csv(c) for c in ["need_id", *frame.columns]])
     for need, line in zip(frame.index.tolist(), frame.to_numpy().tolist(), strict=True):
-        writer.writerow([need, *(repr(v) for v in line)])
+        writer.writerow([_csv(str(need)), *(repr(v) for v in line)])
     return response
 
 

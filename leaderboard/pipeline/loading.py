@@ -14,7 +14,8 @@ from django.db import transaction
 
 from evaluation.trec import read_needs, read_qrels
 from leaderboard.models import Benchmark, InformationNeed, Judgments
-from leaderboard.pipeline.files import chunks_of, sha256_of
+from leaderboard.models.submissions import keep_name
+from leaderboard.pipeline.files import chunks_of, max_uncompressed_bytes, sha256_of
 from leaderboard.pipeline.tasks import queue_rescore
 
 BATCH = 2000
@@ -22,7 +23,7 @@ BATCH = 2000
 
 def load_needs(benchmark: Benchmark, stream: BinaryIO, name: str) -> int:
     """Add or update the benchmark's information needs from a TSV or TREC topics file."""
-    frame = read_needs(stream, name=name)
+    frame = read_needs(stream, name=name, max_bytes=max_uncompressed_bytes())
     rows = [
         InformationNeed(
             benchmark=benchmark,
@@ -53,7 +54,7 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
 
     An upload identical (same sha256) to the latest version adds nothing and returns it.
     """
-    qrels = read_qrels(stream, name=name)
+    qrels = read_qrels(stream, name=name, max_bytes=max_uncompressed_bytes())
     sha256, _ = sha256_of(chunks_of(stream))
     latest = benchmark.latest_judgments
     if latest is not None and latest.sha256 == sha256:
@@ -74,8 +75,10 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
             num_relevant=int(relevant.sum()),
             note=note,
             need_ids=need_ids,
+            original_name=keep_name(name),
         )
         stream.seek(0)
+        # judgments_path makes the stored name short and safe
         judgments.file.save(os.path.basename(name), File(stream), save=False)
         judgments.save()
         known = set(benchmark.needs.values_list("need_id", flat=True))

@@ -19,19 +19,26 @@ from django.utils import timezone
 from evaluation.measures import evaluate, relevant_ranks
 from evaluation.trec import TrecFormatError, read_qrels, read_run
 from leaderboard.models import Judgments, MeasureVector, Result, Submission
+from leaderboard.pipeline.files import max_uncompressed_bytes
 
 log = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=4)
-def _qrels_cached(path: str, sha256: str, name: str) -> pd.DataFrame:
+def _qrels_cached(path: str, sha256: str, name: str, max_bytes: int) -> pd.DataFrame:
     # Keyed by the file's hash too, so a replaced file is never served stale.
-    return read_qrels(path, name=name)
+    return read_qrels(path, name=name, max_bytes=max_bytes)
+
+
+def display_name(stored) -> str:
+    """The name a participant or organizer gave the file (errors name it so); the stored
+    file's own name for rows from before names were kept."""
+    return stored.original_name or os.path.basename(stored.file.name)
 
 
 def load_qrels(judgments: Judgments) -> pd.DataFrame:
     return _qrels_cached(
-        judgments.file.path, judgments.sha256, os.path.basename(judgments.file.name)
+        judgments.file.path, judgments.sha256, display_name(judgments), max_uncompressed_bytes()
     )
 
 
@@ -43,8 +50,9 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     """
     benchmark = submission.benchmark
     qrels = load_qrels(judgments)
-    name = os.path.basename(submission.file.name)
-    run = read_run(submission.file.path, name=name)
+    run = read_run(
+        submission.file.path, name=display_name(submission), max_bytes=max_uncompressed_bytes()
+    )
     evaluation = evaluate(
         qrels,
         run,
@@ -109,5 +117,5 @@ def run_scoring(submission_id: int, task_id: str) -> Submission | None:
         submission.fail(str(error))
     except (OSError, ValueError) as error:
         log.exception("scoring submission %s failed", submission.pk)
-        submission.fail(f"{os.path.basename(submission.file.name)}: {error}")
+        submission.fail(f"{display_name(submission)}: {error}")
     return submission

@@ -9,8 +9,9 @@ from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from evaluation.trec import TrecFormatError, check_run_head
+from evaluation.trec import MAX_LINE_LENGTH, TrecFormatError, check_run_head
 from leaderboard.models import RUN_NAME_RE, Benchmark, Submission, run_name_validator
+from leaderboard.pipeline.files import max_uncompressed_bytes
 
 
 def max_upload_bytes() -> int:
@@ -18,12 +19,19 @@ def max_upload_bytes() -> int:
 
 
 def first_tag(upload: UploadedFile) -> str:
-    """The TREC tag (6th column) of the first non-blank line, if it makes a valid run name."""
+    """The TREC tag (6th column) of the first non-blank line, if it makes a valid run name.
+
+    Lines are read no longer than the engine allows one (the file has passed
+    ``check_run_head``, but nothing here should hold more than a line).
+    """
     upload.seek(0)
     stream = gzip.GzipFile(fileobj=upload) if upload.read(2) == b"\x1f\x8b" else upload
     upload.seek(0)
     try:
-        for _, line in zip(range(1000), stream, strict=False):
+        for _ in range(1000):
+            line = stream.readline(MAX_LINE_LENGTH + 2)
+            if not line:
+                break
             fields = line.decode("utf-8", "replace").split()
             if fields:
                 tag = fields[5] if len(fields) >= 6 else ""
@@ -61,7 +69,10 @@ class SubmissionForm(forms.Form):
         name = os.path.basename(upload.name or "run")
         try:
             upload.seek(0)
-            check_run_head(upload, name=name)
+            # The whole file is streamed (1 MB at a time, nothing kept): a gzip bomb is
+            # refused once it expands past the limit, a broken gzip stream here and not
+            # in the worker.
+            check_run_head(upload, name=name, max_bytes=max_uncompressed_bytes())
         except TrecFormatError as error:
             raise forms.ValidationError(str(error)) from error
         finally:

@@ -9,11 +9,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.db.models import Prefetch
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from leaderboard.models import Benchmark, Result, Submission, utc_day_start
+from leaderboard.models.submissions import keep_name
+from leaderboard.pages.shortcuts import visible_submission
 from leaderboard.pipeline.files import sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
 from leaderboard.uploads.forms import SubmissionForm, max_upload_bytes
@@ -119,18 +121,31 @@ def _store(user, benchmark: Benchmark, form: SubmissionForm) -> tuple[Submission
             description=form.cleaned_data["description"],
             size=size,
             sha256=sha256,
+            original_name=keep_name(upload.name or ""),
         )
-        submission.file.save(upload.name, upload, save=False)
+        # submission_path makes the stored name short and safe from this one
+        submission.file.save(_gz_suffixed(upload), upload, save=False)
         submission.save()
         queue_scoring(submission)
     return submission, 201
 
 
+def _gz_suffixed(upload) -> str:
+    """The upload's name, ending in ``.gz`` exactly when its content is gzip."""
+    upload.seek(0)
+    gzipped = upload.read(2) == b"\x1f\x8b"
+    upload.seek(0)
+    name = upload.name or "run"
+    if name.lower().endswith(".gz") and not gzipped:
+        return name[:-3]
+    return name + ".gz" if gzipped and not name.lower().endswith(".gz") else name
+
+
 @require_GET
 def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
-    submission = get_object_or_404(Submission.objects.select_related("benchmark"), pk=pk)
-    if not submission.is_visible_to(request.user):
-        raise Http404("No such run.")
+    # The run page's rule: hidden runs and runs on unpublished benchmarks are a 404
+    # for whoever may not see them.
+    submission = visible_submission(request, pk)
     return JsonResponse(
         {
             "status": submission.status,
