@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -37,6 +38,12 @@ def broker_or_skip() -> str:
     return broker
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def database_url() -> str:
     """The URL of the database this test runs in (pytest-django's test database)."""
     db = connection.settings_dict
@@ -46,7 +53,14 @@ def database_url() -> str:
 
 
 class Worker:
-    def __init__(self, queue: str, media_root: str, log_path: Path, extra_env: dict | None = None):
+    def __init__(
+        self,
+        queue: str,
+        media_root: str,
+        log_path: Path,
+        extra_env: dict | None = None,
+        extra_args: list[str] | None = None,
+    ):
         env = {
             **os.environ,
             "DATABASE_URL": database_url(),
@@ -75,6 +89,7 @@ class Worker:
                 "--without-heartbeat",
                 "-Q",
                 queue,
+                *(extra_args or []),
             ],
             cwd=ROOT,
             env=env,
@@ -92,6 +107,11 @@ class Worker:
                 return
             time.sleep(0.2)
         raise TimeoutError(f"worker not ready: {self.log_path.read_text()[-3000:]}")
+
+    def pool_children(self) -> list[int]:
+        """The prefork pool's processes (the ones that run tasks)."""
+        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(pid) for pid in path.read_text().split()] if path.exists() else []
 
     def kill(self) -> None:
         """SIGKILL the whole worker: main process and pool children, no chance to clean up."""
