@@ -3,23 +3,30 @@ and a worker killed mid-task loses nothing."""
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import io
+import threading
+import time
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
+from django.db import connection, transaction
 
 from leaderboard.celery import app
-from leaderboard.models import Benchmark, Submission
+from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.pipeline import tasks
 from leaderboard.pipeline.loading import load_judgments
 from tests.leaderboard.workers import Worker, broker_or_skip, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 DEMO = "leaderboard/demo"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 
 @pytest.fixture
@@ -153,3 +160,87 @@ def test_a_worker_killed_mid_scoring_leaves_a_run_that_a_new_worker_scores(
     assert submission.status == "scored", submission.failure_reason
     assert submission.attempts == 2
     assert submission.current_result().summary["num_q"] == 1000
+
+
+@contextlib.contextmanager
+def results_locked():
+    """Lock the results table against writes from another connection while the block
+    runs: a worker storing a result waits there, mid-scoring, before it touches its run's
+    row (a slow database, made deterministic). Released when the block ends."""
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {Result._meta.db_table} IN SHARE MODE")
+                locked.set()
+                release.wait(60)
+        finally:
+            connection.close()  # this thread's own connection
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    assert locked.wait(10), "could not lock the results table"
+    try:
+        yield
+    finally:
+        release.set()
+        holder.join(30)
+
+
+def waiting_on_a_lock() -> int:
+    """Sessions of this database (the worker's) waiting for a row lock."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0]
+
+
+def scored_lines(*workers: Worker) -> list[str]:
+    """Every 'task succeeded: scored' line in the workers' logs."""
+    return [
+        line
+        for worker in workers
+        for line in worker.log_path.read_text().splitlines()
+        if "score_submission" in line and "succeeded" in line and "'scored'" in line
+    ]
+
+
+def test_the_sweep_never_takes_a_run_from_a_live_task(
+    start_worker, library, client, participant, settings
+):
+    """A task slower than its lease (held up by a lock) keeps renewing it; an aggressive
+    sweep (runs stuck after 1 s, swept every 0.2 s) leaves it alone; it is scored once."""
+    settings.STUCK_AFTER_SECONDS = 1
+    worker = start_worker(LEASE_SECONDS="3")  # renewed every second
+    client.force_login(participant)
+    sweeps, leases = [], set()
+    with results_locked():
+        upload = SimpleUploadedFile("run-B.txt", (DEMO_DIR / "run-B.txt").read_bytes())
+        assert client.post("/benchmarks/library/submit/", {"file": upload}).status_code == 302
+        submission = Submission.objects.get(benchmark=library)
+        wait_for(waiting_on_a_lock, timeout=60, what="the worker to wait mid-scoring")
+        until = time.monotonic() + 10  # three leases and more
+        while time.monotonic() < until:
+            sweeps.append(tasks.sweep_stuck())
+            row = Submission.objects.values("status", "lease_until", "attempts").get(
+                pk=submission.pk
+            )
+            assert row["status"] == "running" and row["attempts"] == 1, (row, sweeps)
+            leases.add(row["lease_until"])
+            time.sleep(0.2)
+    assert all(sweep == {"requeued": 0, "failed": 0} for sweep in sweeps)
+    assert len(sweeps) > 20
+    assert max(leases) - min(leases) >= dt.timedelta(seconds=6), "the lease was not renewed"
+
+    def finished():
+        submission.refresh_from_db()
+        return submission.status in {"scored", "failed"}
+
+    wait_for(finished, timeout=60, interval=0.1, what="the worker to store the result")
+    assert submission.status == "scored", submission.failure_reason
+    assert submission.attempts == 1 and submission.results.count() == 1
+    assert submission.lease_until is None
+    assert len(scored_lines(worker)) == 1
