@@ -4,46 +4,22 @@ a bug. The broker here is real: a port where nothing listens, then the test Redi
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import time
 import uuid
 from pathlib import Path
 
-import kombu.pools
 import pytest
 import redis
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from leaderboard.celery import app
 from leaderboard.models import ApiToken, Submission
 from leaderboard.pipeline import tasks
-from tests.leaderboard.workers import broker_or_skip, free_port
+from tests.leaderboard.workers import broker_or_skip, celery_on, free_port
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
-
-
-@contextlib.contextmanager
-def celery_on(url: str, queue: str):
-    """Point this process's Celery app (the web side) at the broker ``url``, tasks sent
-    for real (not eager), on fresh connections; everything restored afterwards."""
-    conf = app.conf  # broker_url gives way to $CELERY_BROKER_URL; the write URL does not
-    saved = conf.broker_write_url, conf.task_default_queue, conf.task_always_eager
-
-    def fresh_connections() -> None:  # what Celery itself does after a fork
-        kombu.pools.reset()
-        app._pool = None
-        app.amqp._producer_pool = None
-
-    fresh_connections()
-    conf.broker_write_url, conf.task_default_queue, conf.task_always_eager = url, queue, False
-    try:
-        yield
-    finally:
-        fresh_connections()
-        conf.broker_write_url, conf.task_default_queue, conf.task_always_eager = saved
 
 
 def upload_form(client, name: str):

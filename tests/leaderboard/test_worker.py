@@ -3,10 +3,8 @@ and a worker killed mid-task loses nothing."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import io
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -15,13 +13,20 @@ import numpy as np
 import pandas as pd
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection, transaction
+from django.db import connection
 
 from leaderboard.celery import app
-from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.models import Benchmark, Submission
 from leaderboard.pipeline import tasks
 from leaderboard.pipeline.loading import load_judgments
-from tests.leaderboard.workers import Worker, broker_or_skip, wait_for
+from tests.leaderboard.workers import (
+    Worker,
+    broker_or_skip,
+    results_locked,
+    scored_lines,
+    wait_for,
+    waiting_on_a_lock,
+)
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -160,52 +165,6 @@ def test_a_worker_killed_mid_scoring_leaves_a_run_that_a_new_worker_scores(
     assert submission.status == "scored", submission.failure_reason
     assert submission.attempts == 2
     assert submission.current_result().summary["num_q"] == 1000
-
-
-@contextlib.contextmanager
-def results_locked():
-    """Lock the results table against writes from another connection while the block
-    runs: a worker storing a result waits there, mid-scoring, before it touches its run's
-    row (a slow database, made deterministic). Released when the block ends."""
-    locked, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        try:
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute(f"LOCK TABLE {Result._meta.db_table} IN SHARE MODE")
-                locked.set()
-                release.wait(60)
-        finally:
-            connection.close()  # this thread's own connection
-
-    holder = threading.Thread(target=hold, daemon=True)
-    holder.start()
-    assert locked.wait(10), "could not lock the results table"
-    try:
-        yield
-    finally:
-        release.set()
-        holder.join(30)
-
-
-def waiting_on_a_lock() -> int:
-    """Sessions of this database (the worker's) waiting for a row lock."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        return cursor.fetchone()[0]
-
-
-def scored_lines(*workers: Worker) -> list[str]:
-    """Every 'task succeeded: scored' line in the workers' logs."""
-    return [
-        line
-        for worker in workers
-        for line in worker.log_path.read_text().splitlines()
-        if "score_submission" in line and "succeeded" in line and "'scored'" in line
-    ]
 
 
 def test_the_sweep_never_takes_a_run_from_a_live_task(
