@@ -252,7 +252,9 @@ OUTBOX_INTERVAL_SECONDS = at_least(
     "OUTBOX_INTERVAL_SECONDS", env_int("OUTBOX_INTERVAL_SECONDS", 20), 1
 )
 CELERY_BEAT_SCHEDULE = {
-    "sweep-stuck-submissions": {"task": "leaderboard.tasks.sweep_stuck", "schedule": 300.0},
+    # Every minute: a dead task's run is back in the queue a minute or two after it died
+    # (LEASE_SECONDS, then the next sweep); one indexed query when nothing is stuck.
+    "sweep-stuck-submissions": {"task": "leaderboard.tasks.sweep_stuck", "schedule": 60.0},
     "send-unsent-submissions": {
         "task": "leaderboard.tasks.send_unsent",
         "schedule": float(OUTBOX_INTERVAL_SECONDS),
