@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
@@ -203,3 +204,40 @@ def test_the_sweep_never_takes_a_run_from_a_live_task(
     assert submission.attempts == 1 and submission.results.count() == 1
     assert submission.lease_until is None
     assert len(scored_lines(worker)) == 1
+
+
+def test_a_task_stopped_by_its_time_limit_gives_its_run_back(start_worker, library, participant):
+    """TASK_TIME_LIMIT=10 (soft limit 9 s) and a task held up 12 s mid-scoring: the task
+    ends, its run is not left ``running`` but back in the queue, unsent, and the outbox
+    sends it; the next attempt scores it."""
+    worker = start_worker(TASK_TIME_LIMIT="10")
+    submission = Submission(benchmark=library, participant=participant, run_name="B")
+    submission.file.save("run-B.txt", ContentFile((DEMO_DIR / "run-B.txt").read_bytes()))
+    with results_locked():
+        # The sender's limits travel with the message: as a web process with
+        # TASK_TIME_LIMIT=10 would send it.
+        tasks.score_submission.apply_async((submission.pk,), time_limit=10, soft_time_limit=9)
+        wait_for(waiting_on_a_lock, timeout=60, what="the worker to wait mid-scoring")
+        started = time.monotonic()
+
+        def given_back():
+            submission.refresh_from_db()
+            return submission.status != "running"
+
+        wait_for(given_back, timeout=20, interval=0.2, what="the task to give its run back")
+        stopped_after = time.monotonic() - started
+    assert 5 < stopped_after < 12, stopped_after
+    assert submission.status == "queued" and submission.waiting_for_queue
+    assert submission.attempts == 1 and not submission.results.exists()
+    assert "SoftTimeLimitExceeded" in worker.log_path.read_text()
+    Submission.objects.filter(pk=submission.pk).update(
+        queued_at=submission.queued_at - dt.timedelta(minutes=1)
+    )
+    assert tasks.send_unsent() == 1  # beat's outbox
+
+    def finished():
+        submission.refresh_from_db()
+        return submission.status in {"scored", "failed"}
+
+    wait_for(finished, timeout=60, interval=0.1, what="the second attempt")
+    assert submission.status == "scored" and submission.attempts == 2
