@@ -77,6 +77,9 @@ def database_from_url(url: str) -> dict:
             "HOST": host,
             "PORT": str(parts.port or ""),
             "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 60),
+            # A persistent connection is checked before a request reuses it: after a
+            # PostgreSQL restart the next request reconnects instead of answering 500.
+            "CONN_HEALTH_CHECKS": True,
             "OPTIONS": options,
         }
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported")

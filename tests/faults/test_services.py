@@ -16,6 +16,8 @@ import subprocess
 import sys
 import textwrap
 import time
+import urllib.error
+import urllib.request
 import uuid
 
 import psycopg
@@ -27,12 +29,13 @@ from django.db import connection
 from leaderboard.celery import app
 from leaderboard.models import ApiToken, Result, Submission
 from leaderboard.pipeline import tasks
-from tests.faults.services import PostgresCluster, RedisServer, wait_until
+from tests.faults.services import PostgresCluster, RedisServer, answers, wait_until
 from tests.leaderboard.workers import (
     ROOT,
     Worker,
     broker_or_skip,
     celery_on,
+    free_port,
     results_locked,
     scored_lines,
     waiting_on_a_lock,
@@ -267,6 +270,14 @@ SEED = textwrap.dedent(
 )
 
 
+def _get(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
 def _query(url: str, sql: str, *args):
     """One row, or None while the server is down or restarting."""
     try:
@@ -287,9 +298,11 @@ def test_postgres_restarted_while_a_run_is_scored_the_run_ends_scored(
     """Our own PostgreSQL cluster (the worker's and the web side's database): the worker
     is caught mid-scoring, in its storing transaction; PostgreSQL is stopped (every
     session ends) and started again 5 s later. The task retries with backoff, takes its
-    run back under the same task id, and stores it once. The web side runs in
-    subprocesses on the same cluster (pytest-django's test database is not involved)."""
+    run back under the same task id, and stores it once; the web side's next request
+    reconnects rather than answering 500. The web side runs in subprocesses on the same
+    cluster (pytest-django's test database is not involved)."""
     cluster = PostgresCluster()
+    web = None
     try:
         cluster.start()
         url = cluster.url("faults")
@@ -314,6 +327,19 @@ def test_postgres_restarted_while_a_run_is_scored_the_run_ends_scored(
         migrate_seconds = time.monotonic() - started
         # The production default: persistent connections, which the restart breaks.
         worker = workers(queue, DATABASE_URL=url, CONN_MAX_AGE="60")
+        # The web side, as in production: gunicorn, persistent database connections.
+        port = free_port()
+        web = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "leaderboard.wsgi", "-w", "1",
+             "-b", f"127.0.0.1:{port}"],
+            cwd=ROOT,
+            env={**env, "CONN_MAX_AGE": "60"},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        api = f"http://127.0.0.1:{port}/api/benchmarks/"
+        wait_until(lambda: answers(port), 30, "gunicorn to listen")
+        assert _get(api) == 200
         holder = psycopg.connect(url)  # a transaction holding the lock until the stop
         try:
             holder.execute("LOCK TABLE leaderboard_result IN SHARE MODE")
@@ -345,6 +371,7 @@ def test_postgres_restarted_while_a_run_is_scored_the_run_ends_scored(
         time.sleep(5)
         cluster.start()
         back = time.monotonic()
+        web_after = _get(api)  # the same gunicorn worker, its connection broken by the restart
         row = wait_until(lambda: _finished(url), 120, "the run to end after PostgreSQL is back")
         scored_after = time.monotonic() - back
         results = _query(url, "SELECT count(*) FROM leaderboard_result WHERE submission_id = %s",
@@ -356,6 +383,7 @@ def test_postgres_restarted_while_a_run_is_scored_the_run_ends_scored(
         retries = log.count("Retry in")
         assert retries >= 1
         assert len(scored_lines(worker)) == 1
+        assert web_after == 200  # reconnected (CONN_HEALTH_CHECKS), not a 500
         print(
             f"\npostgres restart: migrate {migrate_seconds:.1f} s; down {back - down:.1f} s; "
             f"scored {scored_after:.1f} s after it came back, after {retries} retries, "
@@ -364,4 +392,7 @@ def test_postgres_restarted_while_a_run_is_scored_the_run_ends_scored(
     finally:
         for worker in workers.all:
             worker.stop()
+        if web is not None and web.poll() is None:
+            web.terminate()
+            web.wait(timeout=20)
         cluster.remove()
