@@ -11,6 +11,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -72,8 +73,16 @@ class RedisServer:
             )
         wait_until(lambda: answers(self.port), 10, f"redis-server on {self.port}")
 
+    def pause(self) -> None:
+        """Hung, not gone: connections open, nothing answered (SIGSTOP)."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
             self.process.terminate()
             self.process.wait(timeout=10)
         wait_until(lambda: not answers(self.port), 10, f"redis-server on {self.port} to stop")

@@ -227,10 +227,34 @@ def test_uploads_while_the_broker_is_down_are_scored_once_it_is_back(
                 interval=0.25,
             )
             scored_after = time.monotonic() - back
-        assert [(r.results.count(), r.sent_at is not None) for r in runs.all()] == [(1, True)] * 2
+            assert [(r.results.count(), r.sent_at is not None) for r in runs.all()] == [
+                (1, True)
+            ] * 2
+            # Hung rather than gone: the socket timeouts bound the upload's wait.
+            redis.pause()
+            started = time.monotonic()
+            hung = client.post(
+                "/api/benchmarks/library/submissions/",
+                {"file": SimpleUploadedFile("hung.txt", RUN_B), "run_name": "hung"},
+                headers={"Authorization": f"Bearer {raw}"},
+            )
+            hung_seconds = time.monotonic() - started
+            redis.resume()
+            resumed = time.monotonic()
+            assert hung.status_code == 201, hung.content
+            assert hung_seconds < 15, hung_seconds
+            wait_until(
+                lambda: Submission.objects.get(run_name="hung").status == "scored",
+                60,
+                "the run uploaded while Redis hung to be scored",
+                interval=0.25,
+            )
+            hung_scored_after = time.monotonic() - resumed
         print(
             f"\nbroker down: form answered in {form_seconds:.2f} s, API in {api_seconds:.2f} s;"
-            f" both runs scored {scored_after:.1f} s after Redis came back"
+            f" both runs scored {scored_after:.1f} s after Redis came back. Broker hung: API"
+            f" answered in {hung_seconds:.1f} s (waiting_for_queue: "
+            f"{hung.json()['waiting_for_queue']}), scored {hung_scored_after:.1f} s after"
         )
     finally:
         for worker in workers.all:
