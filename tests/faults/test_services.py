@@ -27,7 +27,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from leaderboard.celery import app
-from leaderboard.models import ApiToken, Result, Submission
+from leaderboard.models import ApiToken, Comparison, Result, Submission
 from leaderboard.pipeline import tasks
 from tests.faults.services import PostgresCluster, RedisServer, answers, wait_until
 from tests.leaderboard.workers import (
@@ -218,20 +218,23 @@ def test_uploads_while_the_broker_is_down_are_scored_once_it_is_back(
             ]
             assert all(r.file.size == len(RUN_B) for r in runs)
             time.sleep(max(0.0, 5 - (time.monotonic() - down)))  # down for 5 s at least
-            redis.start()
-            back = time.monotonic()
-            wait_until(
-                lambda: set(runs.values_list("status", flat=True)) == {"scored"},
-                60,
-                "both runs to be scored after Redis came back",
-                interval=0.25,
-            )
-            scored_after = time.monotonic() - back
+            with results_locked(Comparison):  # the second run's comparison will wait
+                redis.start()
+                back = time.monotonic()
+                wait_until(
+                    lambda: set(runs.values_list("status", flat=True)) == {"scored"},
+                    60,
+                    "both runs to be scored after Redis came back",
+                    interval=0.25,
+                )
+                scored_after = time.monotonic() - back
+                wait_until(waiting_on_a_lock, 30, "the comparison task to wait mid-task")
+                # Hung rather than gone, right when the worker will ack that task.
+                redis.pause()
             assert [(r.results.count(), r.sent_at is not None) for r in runs.all()] == [
                 (1, True)
             ] * 2
-            # Hung rather than gone: the socket timeouts bound the upload's wait.
-            redis.pause()
+            # The socket timeouts bound an upload's wait on a hung broker.
             started = time.monotonic()
             hung = client.post(
                 "/api/benchmarks/library/submissions/",
@@ -243,6 +246,7 @@ def test_uploads_while_the_broker_is_down_are_scored_once_it_is_back(
             resumed = time.monotonic()
             assert hung.status_code == 201, hung.content
             assert hung_seconds < 15, hung_seconds
+            # The worker that had to ack during the hang still takes new work.
             wait_until(
                 lambda: Submission.objects.get(run_name="hung").status == "scored",
                 60,

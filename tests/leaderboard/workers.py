@@ -168,16 +168,16 @@ def celery_on(url: str, queue: str):
 
 
 @contextlib.contextmanager
-def results_locked():
-    """Lock the results table against writes from another connection while the block
-    runs: a worker storing a result waits there, mid-scoring, before it touches its run's
-    row (a slow database, made deterministic). Released when the block ends."""
+def results_locked(model=Result):
+    """Lock the results table (or ``model``'s) against writes from another connection
+    while the block runs: a worker storing a result waits there, mid-scoring, before it
+    touches its run's row (a slow database, made deterministic). Released at the end."""
     locked, release = threading.Event(), threading.Event()
 
     def hold() -> None:
         try:
             with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute(f"LOCK TABLE {Result._meta.db_table} IN SHARE MODE")
+                cursor.execute(f"LOCK TABLE {model._meta.db_table} IN SHARE MODE")
                 locked.set()
                 release.wait(60)
         finally:
@@ -185,7 +185,7 @@ def results_locked():
 
     holder = threading.Thread(target=hold, daemon=True)
     holder.start()
-    assert locked.wait(10), "could not lock the results table"
+    assert locked.wait(10), f"could not lock {model._meta.db_table}"
     try:
         yield
     finally:
