@@ -37,6 +37,16 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from exc
 
 
+def at_least(name: str, value: int, minimum: int, unit: str = "", why: str = "") -> int:
+    """Refuse to start on a value below ``minimum``, naming the variable and the reason."""
+    if value < minimum:
+        raise ImproperlyConfigured(
+            f"{name} must be at least {minimum}{' ' + unit if unit else ''}, got {value}"
+            + (f" ({why})" if why else "")
+        )
+    return value
+
+
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
@@ -68,6 +78,9 @@ def database_from_url(url: str) -> dict:
             "HOST": host,
             "PORT": str(parts.port or ""),
             "CONN_MAX_AGE": env_int("CONN_MAX_AGE", 60),
+            # A persistent connection is checked before a request reuses it: after a
+            # PostgreSQL restart the next request reconnects instead of answering 500.
+            "CONN_HEALTH_CHECKS": True,
             "OPTIONS": options,
         }
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported")
@@ -315,21 +328,64 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # The longest task (scoring a 7M-line run and comparing it with every other run) takes
 # well under a minute; the visibility timeout must exceed it or Redis redelivers a task
 # that is still running.
-TASK_TIME_LIMIT = env_int("TASK_TIME_LIMIT", 1800)
+TASK_TIME_LIMIT = at_least(
+    "TASK_TIME_LIMIT",
+    env_int("TASK_TIME_LIMIT", 1800),
+    10,
+    "seconds",
+    "the soft limit, when a task gives its run back, comes a tenth of it, at most a "
+    "minute, earlier",
+)
 CELERY_TASK_TIME_LIMIT = TASK_TIME_LIMIT
-CELERY_TASK_SOFT_TIME_LIMIT = TASK_TIME_LIMIT - 60
+# The soft limit leaves the task time to give its run back before the hard kill: a
+# minute, or a tenth of the limit when that is shorter (1800 -> 1740 s, 60 -> 54 s).
+CELERY_TASK_SOFT_TIME_LIMIT = TASK_TIME_LIMIT - min(60, TASK_TIME_LIMIT // 10)
+# A broker that is down or hung costs a publish a few seconds, never a hung request:
+# socket timeouts, and two quick retries before the outbox takes over.
+BROKER_TIMEOUT_SECONDS = at_least("BROKER_TIMEOUT_SECONDS", env_int("BROKER_TIMEOUT_SECONDS", 3), 1)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 2 * TASK_TIME_LIMIT),
+    "visibility_timeout": at_least(
+        "CELERY_VISIBILITY_TIMEOUT", env_int("CELERY_VISIBILITY_TIMEOUT", 2 * TASK_TIME_LIMIT), 1
+    ),
     # Look for messages of dead workers every 10 s (kombu's default scans every 100 s).
     "unacked_restore_interval": 10,
     "unacked_restore_throttle": 1,
+    "socket_timeout": BROKER_TIMEOUT_SECONDS,
+    "socket_connect_timeout": BROKER_TIMEOUT_SECONDS,
 }
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_REDIS_SOCKET_TIMEOUT = BROKER_TIMEOUT_SECONDS
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = BROKER_TIMEOUT_SECONDS
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# A run left queued or running longer than this is re-queued by the sweep.
-STUCK_AFTER_SECONDS = env_int("STUCK_AFTER_SECONDS", 2 * TASK_TIME_LIMIT)
-MAX_SCORING_ATTEMPTS = env_int("MAX_SCORING_ATTEMPTS", 3)
+# A running task renews its claim's lease every third of this; the sweep takes back a
+# running run only once its lease has run out (its task is dead).
+LEASE_SECONDS = at_least(
+    "LEASE_SECONDS", env_int("LEASE_SECONDS", 60), 3, "seconds", "renewed every third of it"
+)
+# A run left queued longer than this (its message lost) is re-queued by the sweep.
+STUCK_AFTER_SECONDS = at_least(
+    "STUCK_AFTER_SECONDS", env_int("STUCK_AFTER_SECONDS", 2 * TASK_TIME_LIMIT), 1
+)
+MAX_SCORING_ATTEMPTS = at_least("MAX_SCORING_ATTEMPTS", env_int("MAX_SCORING_ATTEMPTS", 3), 1)
+# The outbox: queued runs the broker never accepted are sent again this often.
+OUTBOX_INTERVAL_SECONDS = at_least(
+    "OUTBOX_INTERVAL_SECONDS", env_int("OUTBOX_INTERVAL_SECONDS", 20), 1
+)
 CELERY_BEAT_SCHEDULE = {
-    "sweep-stuck-submissions": {"task": "leaderboard.tasks.sweep_stuck", "schedule": 300.0},
+    # Every minute: a dead task's run is back in the queue a minute or two after it died
+    # (LEASE_SECONDS, then the next sweep); one indexed query when nothing is stuck.
+    "sweep-stuck-submissions": {"task": "leaderboard.tasks.sweep_stuck", "schedule": 60.0},
+    "send-unsent-submissions": {
+        "task": "leaderboard.tasks.send_unsent",
+        "schedule": float(OUTBOX_INTERVAL_SECONDS),
+        # Ticks nobody ran in time (workers down) are dropped, not piled up.
+        "options": {"expires": float(OUTBOX_INTERVAL_SECONDS)},
+    },
 }
 
 LOGGING = {

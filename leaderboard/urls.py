@@ -36,3 +36,8 @@ urlpatterns = [
     path("api/", include("leaderboard.api.urls")),
     path("admin/", admin.site.urls),
 ]
+
+# Errors answer JSON under /api/ (even a bug's 500) and the site's HTML pages elsewhere.
+handler400 = "leaderboard.api.views.bad_request"
+handler403 = "leaderboard.api.views.permission_denied"
+handler500 = "leaderboard.api.views.server_error"

@@ -127,6 +127,12 @@ def openapi() -> dict[str, Any]:
             "participant": string,
             "description": string,
             "status": {"enum": [s.value for s in Submission.Status]},
+            "waiting_for_queue": {
+                "type": "boolean",
+                "description": "True while a queued run is stored but not yet handed to the "
+                "scoring queue (it was not answering); it is sent, and then scored, as soon as "
+                "the queue answers.",
+            },
             "failure_reason": {
                 "type": "string",
                 "description": "Why scoring failed, as `file:line: reason`; empty otherwise.",

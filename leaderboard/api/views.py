@@ -12,7 +12,9 @@ Plain Django function views: six endpoints do not need a REST framework. Decisio
   the pages; uploads go through ``uploads.receive_run``, the web form's own path, so both
   refuse the same files for the same reasons and share the daily limit.
 - **Errors** are ``{"error": message, "details": {...}}`` with the status code saying
-  which kind; nothing a client sends ends in a 500.
+  which kind; nothing a client sends ends in a 500. Should a bug raise anyway, the
+  site's error handlers (``server_error`` and friends, set in ``leaderboard/urls.py``)
+  answer JSON under /api/ too, and the site's HTML pages elsewhere.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from django.http import (
 from django.http.multipartparser import MultiPartParserError
 from django.urls import reverse
 from django.utils import timezone
+from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
 from leaderboard.accounts.throttle import client_address, token_failed, token_wait
@@ -174,6 +177,7 @@ def _submission_json(request: HttpRequest, run: Submission, result: Result | Non
         "participant": run.participant.get_username(),
         "description": run.description,
         "status": run.status,
+        "waiting_for_queue": run.waiting_for_queue,
         "failure_reason": run.failure_reason,
         "warnings": run.warnings,
         "baseline": run.is_baseline,
@@ -297,3 +301,31 @@ def schema(request: HttpRequest) -> HttpResponse:
 def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
     """Any method on any other path under /api/."""
     return ApiError(404, "No such endpoint; the routes are listed at /api/schema/.").response()
+
+
+# --- The site's error handlers: JSON under /api/, Django's HTML pages elsewhere ---------
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path_info.startswith("/api/")
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return ApiError(400, "Bad request.").response()
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return ApiError(403, "You may not do this.").response()
+    return defaults.permission_denied(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """A bug (the error is logged by Django with its traceback, as for any page)."""
+    if _is_api(request):
+        return ApiError(
+            500, "Internal error; it has been logged. Please try again later."
+        ).response()
+    return defaults.server_error(request)

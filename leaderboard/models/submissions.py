@@ -2,7 +2,12 @@
 
 The status moves ``queued -> running -> scored | failed`` (``withdrawn`` at any time);
 the conditional updates here (``claim``, ``requeue``, ``fail``) are what make the Celery
-tasks safe to redeliver. Sending tasks is not done here: a model never imports a task
+tasks safe to redeliver. Two fields keep the queue honest when a service fails:
+``sent_at`` (the outbox: set only once the broker accepted a scoring message, so a run
+stored while the broker was down is found and sent later) and ``lease_until`` (a claim
+holds only while its task renews it, so the sweep never takes a run from a live task).
+Lease times are the database's clock (``Now()``): web, workers and beat may run on hosts
+whose clocks differ. Sending tasks is not done here: a model never imports a task
 (``leaderboard.pipeline.tasks`` queues them). Imports nothing else of ``models``: the
 foreign keys name their targets as strings.
 """
@@ -19,6 +24,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
 
@@ -79,15 +85,57 @@ class SubmissionQuerySet(models.QuerySet):
             task_id="",
             attempts=0,
             failure_reason="",
+            sent_at=None,
+            lease_until=None,
         )
         return ids
 
     def stuck(self, older_than: dt.timedelta) -> SubmissionQuerySet:
+        """Runs the sweep takes back: ``running`` ones whose lease ran out (their task
+        stopped renewing it: killed, or its worker lost), and ``queued`` ones waiting
+        longer than ``older_than`` (a message the broker lost). A running row without a
+        lease (claimed before leases existed) is stuck once started ``older_than`` ago."""
         cutoff = timezone.now() - older_than
-        return self.filter(
-            Q(status=Submission.Status.RUNNING, started__lt=cutoff)
-            | Q(status=Submission.Status.QUEUED, queued_at__lt=cutoff)
+        running = Q(status=Submission.Status.RUNNING) & (
+            Q(lease_until__lt=Now()) | Q(lease_until__isnull=True, started__lt=cutoff)
         )
+        return self.filter(running | Q(status=Submission.Status.QUEUED, queued_at__lt=cutoff))
+
+    def unsent(self, older_than: dt.timedelta) -> SubmissionQuerySet:
+        """The outbox: queued runs no broker has accepted a message for, queued at least
+        ``older_than`` ago (younger ones are being sent by the request that stored them)."""
+        return self.filter(
+            status=Submission.Status.QUEUED,
+            sent_at__isnull=True,
+            queued_at__lt=timezone.now() - older_than,
+        )
+
+    def mark_sent(self) -> int:
+        """Record that the broker accepted a scoring message for these runs."""
+        return self.filter(sent_at__isnull=True).update(sent_at=timezone.now())
+
+    def release(self, task_id: str, reason: str) -> str:
+        """A task that cannot finish gives back the runs it holds (``running`` under
+        ``task_id``): ``queued`` and unsent, for the outbox to send again, while attempts
+        remain; else ``failed`` with ``reason``. Returns the new status, or "" if the task
+        held none of them (re-queued or withdrawn meanwhile)."""
+        held = self.filter(status=Submission.Status.RUNNING, task_id=task_id)
+        if held.filter(attempts__lt=settings.MAX_SCORING_ATTEMPTS).update(
+            status=Submission.Status.QUEUED,
+            queued_at=timezone.now(),
+            task_id="",
+            sent_at=None,
+            lease_until=None,
+        ):
+            return Submission.Status.QUEUED
+        if held.update(
+            status=Submission.Status.FAILED,
+            failure_reason=reason,
+            finished=timezone.now(),
+            lease_until=None,
+        ):
+            return Submission.Status.FAILED
+        return ""
 
 
 STEM_LENGTH = 40
@@ -215,10 +263,13 @@ class Submission(models.Model):
         return user.pk == self.participant_id or self.benchmark.is_organised_by(user)
 
     def claim(self, task_id: str) -> bool:
-        """Move ``queued`` -> ``running`` atomically; False if another task has it.
+        """Move ``queued`` -> ``running`` atomically, leased for ``LEASE_SECONDS``; False
+        if another task has it.
 
-        A message redelivered after its worker died carries the same task id, so it may
-        take back a row left ``running`` by that same task; a different task never can.
+        A message redelivered after its worker died, or a task retrying after a database
+        error, carries the same task id, so it may take back a row left ``running`` by that
+        same task, lease or not; a different task never can (the sweep re-queues the row
+        first, and only once its lease has run out).
         """
         claimable = Q(status=self.Status.QUEUED) | Q(status=self.Status.RUNNING, task_id=task_id)
         won = Submission.objects.filter(claimable, pk=self.pk).update(
@@ -226,23 +277,63 @@ class Submission(models.Model):
             started=timezone.now(),
             task_id=task_id,
             attempts=F("attempts") + 1,
+            lease_until=Now() + dt.timedelta(seconds=settings.LEASE_SECONDS),
         )
         if won:
             self.refresh_from_db()
         return bool(won)
 
-    def requeue(self) -> None:
-        """Back to ``queued`` (the sweep's retry: attempts are kept and counted)."""
-        Submission.objects.filter(pk=self.pk).exclude(status=self.Status.WITHDRAWN).update(
-            status=self.Status.QUEUED, queued_at=timezone.now(), task_id="", failure_reason=""
+    def renew_lease(self, task_id: str) -> bool:
+        """Extend the lease of a run ``task_id`` still holds; False once it holds it no more."""
+        return bool(
+            Submission.objects.filter(
+                pk=self.pk, status=self.Status.RUNNING, task_id=task_id
+            ).update(lease_until=Now() + dt.timedelta(seconds=settings.LEASE_SECONDS))
         )
-        self.refresh_from_db()
 
-    def fail(self, reason: str) -> None:
-        Submission.objects.filter(pk=self.pk).exclude(status=self.Status.WITHDRAWN).update(
-            status=self.Status.FAILED, failure_reason=reason, finished=timezone.now()
+    def requeue(self, stuck_for: dt.timedelta | None = None) -> bool:
+        """Back to ``queued`` and unsent (the sweep's retry: attempts are kept and counted).
+
+        With ``stuck_for``, only if the run is still stuck (``SubmissionQuerySet.stuck``),
+        checked in the same UPDATE: a lease renewed since the sweep looked keeps its run.
+        """
+        rows = Submission.objects.filter(pk=self.pk).exclude(status=self.Status.WITHDRAWN)
+        if stuck_for is not None:
+            rows = rows.stuck(stuck_for)
+        done = rows.update(
+            status=self.Status.QUEUED,
+            queued_at=timezone.now(),
+            task_id="",
+            failure_reason="",
+            sent_at=None,
+            lease_until=None,
         )
         self.refresh_from_db()
+        return bool(done)
+
+    def fail(
+        self, reason: str, task_id: str | None = None, stuck_for: dt.timedelta | None = None
+    ) -> bool:
+        """``failed`` with ``reason``; with ``task_id`` only while that task holds the run,
+        with ``stuck_for`` only while it is still stuck."""
+        rows = Submission.objects.filter(pk=self.pk).exclude(status=self.Status.WITHDRAWN)
+        if task_id is not None:
+            rows = rows.filter(status=self.Status.RUNNING, task_id=task_id)
+        if stuck_for is not None:
+            rows = rows.stuck(stuck_for)
+        done = rows.update(
+            status=self.Status.FAILED,
+            failure_reason=reason,
+            finished=timezone.now(),
+            lease_until=None,
+        )
+        self.refresh_from_db()
+        return bool(done)
+
+    @property
+    def waiting_for_queue(self) -> bool:
+        """Stored and queued, but not yet handed to the broker (the outbox sends it)."""
+        return self.status == self.Status.QUEUED and self.sent_at is None
 
     def current_result(self) -> Result | None:
         judgments_id = self.benchmark.current_judgments_id

@@ -3,6 +3,10 @@
 ``run_scoring`` is what the ``score_submission`` task calls: claim the row, score, store
 in one transaction, or fail it with a readable reason. The engine (``evaluation``) does
 all the maths; this module only moves data between files, the engine and rows.
+
+While it scores, a ``Heartbeat`` renews the claim's lease, so the sweep can tell a live
+task from a dead one; the result is stored only if this task still holds the claim, and
+a task that cannot finish gives the run back (``give_back``).
 """
 
 from __future__ import annotations
@@ -10,10 +14,12 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import threading
 
 import numpy as np
 import pandas as pd
-from django.db import transaction
+from django.conf import settings
+from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
 from evaluation.measures import evaluate, relevant_ranks
@@ -85,37 +91,112 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
             for measure in benchmark.tested_measures()
             if measure in per_need.columns
         )
+        # Only while this task still holds the claim: a run re-queued meanwhile (new
+        # judgments, or the sweep after our lease ran out) belongs to another task now.
         updated = Submission.objects.filter(
-            pk=submission.pk, status=Submission.Status.RUNNING
+            pk=submission.pk, status=Submission.Status.RUNNING, task_id=submission.task_id
         ).update(
             status=Submission.Status.SCORED,
             finished=timezone.now(),
             judgments=judgments,
             failure_reason="",
             warnings=list(evaluation.warnings) + list(run.warnings),
+            lease_until=None,
         )
         if updated:
             benchmark.promote_judgments_if_complete(judgments)
-        else:  # withdrawn or re-queued while we worked: keep nothing
+        else:  # withdrawn, or re-queued while we worked: keep nothing
             transaction.set_rollback(True)
     submission.refresh_from_db()
     return result if updated else None
 
 
 def run_scoring(submission_id: int, task_id: str) -> Submission | None:
-    """Claim, score and store one submission; a bad file ends ``failed`` with its reason."""
+    """Claim, score and store one submission; a bad file ends ``failed`` with its reason.
+
+    Returns None when there is nothing to do (no such run, or another task holds it). A
+    run this very task already scored (a retry or redelivery after the result was stored,
+    e.g. when sending its comparisons failed) is returned as it is, so the caller can
+    finish the rest of the work.
+    """
     submission = Submission.objects.select_related("benchmark").filter(pk=submission_id).first()
-    if submission is None or not submission.claim(task_id):
+    if submission is None:
         return None
+    if not submission.claim(task_id):
+        done_by_us = submission.status == Submission.Status.SCORED and submission.task_id == task_id
+        return submission if done_by_us else None
     judgments = submission.benchmark.latest_judgments
     if judgments is None:
-        submission.fail("The benchmark has no relevance judgments yet.")
+        submission.fail("The benchmark has no relevance judgments yet.", task_id=task_id)
         return submission
-    try:
-        score(submission, judgments)
-    except TrecFormatError as error:
-        submission.fail(str(error))
-    except (OSError, ValueError) as error:
-        log.exception("scoring submission %s failed", submission.pk)
-        submission.fail(f"{display_name(submission)}: {error}")
+    with Heartbeat(submission, task_id):
+        try:
+            score(submission, judgments)
+        except TrecFormatError as error:
+            submission.fail(str(error), task_id=task_id)
+        except (OSError, ValueError) as error:
+            log.exception("scoring submission %s failed", submission.pk)
+            submission.fail(f"{display_name(submission)}: {error}", task_id=task_id)
     return submission
+
+
+def give_back(submission_id: int, task_id: str, reason: str) -> str:
+    """Best effort, for a task ending without a result: the run it holds goes back to
+    ``queued`` (unsent, so the outbox sends it again) or, out of attempts, ``failed``
+    with ``reason``. If the database is still down this fails too, and the row stays
+    ``running``; its lease then runs out and the sweep takes it back once the database
+    answers. Returns the new status, or "" if nothing changed."""
+    try:
+        return Submission.objects.filter(pk=submission_id).release(task_id, reason)
+    except DatabaseError:
+        log.warning(
+            "could not give back submission %s (database error); the sweep takes it back "
+            "once its lease runs out",
+            submission_id,
+            exc_info=True,
+        )
+        return ""
+
+
+class Heartbeat:
+    """Renew a claimed run's lease every ``LEASE_SECONDS / 3`` while the task works.
+
+    A thread, not renewal points inside scoring: the long steps (reading a 7M-line run,
+    ordering it, computing the measures) are single calls into the engine, which knows
+    nothing of Django, and into pyarrow, numpy and pandas, which release the GIL for
+    their heavy loops, so the thread gets its turn. It runs on its own database
+    connection (Django's are per thread), closed when it stops. A renewal that fails
+    (the database restarting) is tried again at the next beat; a renewal that finds the
+    run no longer held (withdrawn, re-queued) stops renewing. ``lost`` says so; the
+    result is not stored then either (``score`` checks the claim in its transaction).
+    """
+
+    def __init__(self, submission: Submission, task_id: str) -> None:
+        self.submission, self.task_id = submission, task_id
+        self.interval = settings.LEASE_SECONDS / 3
+        self.lost = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name=f"lease-{submission.pk}", daemon=True
+        )
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                try:
+                    if not self.submission.renew_lease(self.task_id):
+                        self.lost.set()
+                        return
+                except DatabaseError:
+                    log.warning("lease of submission %s not renewed", self.submission.pk)
+                    connections.close_all()  # reconnect at the next beat
+        finally:
+            connections.close_all()  # this thread's connections only

@@ -6,9 +6,19 @@ killed mid-task leaves its message to be redelivered; ``sweep_stuck`` catches an
 else. Task names stay ``leaderboard.tasks.*`` (the module they were first defined in):
 messages queued before a deploy and the beat schedule keep finding them.
 
+A database or broker error inside a task (PostgreSQL restarting, Redis gone for a
+moment) retries it with backoff (``RETRY``: 2, 4, 8 ... 120 s, eight times, about six
+minutes in all); a retry keeps its task id, so it takes its claimed row back. A scoring
+task that ends without a result (retries exhausted, soft time limit, a bug) gives its
+run back (``scoring.give_back``): it is never left ``running`` by a task that has ended,
+unless the database is down even then, when the lease runs out and the sweep takes it.
+
 Everything that queues work goes through the ``queue_*`` functions at the bottom, which
 send once the surrounding transaction commits (a worker never sees a row that is not
-there yet).
+there yet). Scoring messages go through an outbox: ``Submission.sent_at`` is set only
+once the broker accepted the message, and ``send_unsent`` (beat, every
+``OUTBOX_INTERVAL_SECONDS``) sends the queued runs it never accepted. So an upload while
+Redis is down is stored, answered normally, and scored once Redis is back.
 """
 
 from __future__ import annotations
@@ -17,32 +27,86 @@ import datetime as dt
 import logging
 from collections.abc import Iterable
 
+import kombu.exceptions
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
+from django.utils import timezone
 
 from leaderboard.models import Submission, SubmissionQuerySet
 from leaderboard.pipeline import comparing, scoring
 
 log = logging.getLogger(__name__)
 
+# What the broker raises when it cannot take a message: Celery turns the transport's
+# connection and channel errors into kombu's OperationalError.
+BROKER_ERRORS = (kombu.exceptions.OperationalError, kombu.exceptions.InconsistencyError)
+# Errors worth retrying a task for: the service is likely back in a moment.
+RETRY = {
+    "autoretry_for": (OperationalError, InterfaceError, *BROKER_ERRORS),
+    "retry_backoff": 2,
+    "retry_backoff_max": 120,
+    "retry_jitter": False,  # jitter may shrink every delay to ~0 and spend the retries at once
+    "max_retries": 8,
+}
+# A queued run younger than this is still being sent by the request that stored it.
+OUTBOX_GRACE = dt.timedelta(seconds=10)
+OUTBOX_BATCH = 500
+
 
 @shared_task(
-    name="leaderboard.tasks.score_submission", bind=True, acks_late=True, reject_on_worker_lost=True
+    name="leaderboard.tasks.score_submission",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    **RETRY,
 )
 def score_submission(self, submission_id: int) -> str:
     """Score one queued run, then queue its comparisons."""
-    submission = scoring.run_scoring(submission_id, self.request.id or "eager")
-    if submission is None:
-        return "skipped"
-    if submission.status == Submission.Status.SCORED:
-        judgments_id = submission.judgments_id
-        transaction.on_commit(lambda: compare_submission.delay(submission_id, judgments_id))
-    return submission.status
+    task_id = self.request.id or "eager"
+    try:
+        submission = scoring.run_scoring(submission_id, task_id)
+        if submission is None:
+            return "skipped"
+        if submission.status == Submission.Status.SCORED:
+            _send_comparison(submission.pk, submission.judgments_id)
+        return submission.status
+    except RETRY["autoretry_for"] as error:
+        if self.request.retries < self.max_retries:
+            raise  # retried with backoff; the retry takes its claimed row back
+        log.error("scoring submission %s: retries exhausted (%s)", submission_id, error)
+        # The participant sees the reason: no server names or addresses in it.
+        reason = "The database or the task queue did not answer; contact the organizers."
+        scoring.give_back(submission_id, task_id, reason)
+        raise
+    except Exception as error:  # the soft time limit, a bug: the run is not left running
+        scoring.give_back(submission_id, task_id, _reason(error))
+        raise
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, SoftTimeLimitExceeded):
+        return (
+            f"Scoring took longer than the time limit ({settings.TASK_TIME_LIMIT} s) on "
+            "every attempt; the file may be too large. Contact the organizers."
+        )
+    return f"Scoring stopped on an internal error ({type(error).__name__}). Contact the organizers."
+
+
+def _send_comparison(pk: int, judgments_id: int) -> None:
+    # Inside a task there is no transaction: on_commit runs at once. A broker error here
+    # retries the task, whose claim then finds the run scored by itself and sends again.
+    transaction.on_commit(lambda: compare_submission.delay(pk, judgments_id))
 
 
 @shared_task(
-    name="leaderboard.tasks.compare_submission", acks_late=True, reject_on_worker_lost=True
+    name="leaderboard.tasks.compare_submission",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    **RETRY,
 )
 def compare_submission(submission_id: int, judgments_id: int) -> int:
     """Test one scored run against every other scored, visible run (new pairs only)."""
@@ -57,18 +121,21 @@ def compare_submission(submission_id: int, judgments_id: int) -> int:
 
 @shared_task(name="leaderboard.tasks.sweep_stuck")
 def sweep_stuck() -> dict[str, int]:
-    """Re-queue runs stuck in ``queued``/``running``; fail them after too many attempts."""
+    """Re-queue runs stuck in ``queued`` or ``running`` (lease run out); fail them after
+    too many attempts. Each change re-checks, in its UPDATE, that the run is still stuck:
+    a task that renewed its lease since keeps its run."""
     older_than = dt.timedelta(seconds=settings.STUCK_AFTER_SECONDS)
     requeued = failed = 0
     for submission in Submission.objects.stuck(older_than):
         if submission.attempts >= settings.MAX_SCORING_ATTEMPTS:
-            submission.fail(
-                f"Scoring did not finish after {submission.attempts} attempts; "
-                "the file may be too large. Contact the organizers."
+            failed += int(
+                submission.fail(
+                    f"Scoring did not finish after {submission.attempts} attempts; "
+                    "the file may be too large. Contact the organizers.",
+                    stuck_for=older_than,
+                )
             )
-            failed += 1
-        else:
-            submission.requeue()
+        elif submission.requeue(stuck_for=older_than):
             queue_scoring(submission)
             requeued += 1
     if requeued or failed:
@@ -76,23 +143,70 @@ def sweep_stuck() -> dict[str, int]:
     return {"requeued": requeued, "failed": failed}
 
 
+@shared_task(name="leaderboard.tasks.send_unsent", ignore_result=True)
+def send_unsent() -> int:
+    """The outbox: send the queued runs whose scoring message no broker has accepted yet
+    (stored while Redis was down, or re-queued while it was). Returns how many were sent."""
+    pending = Submission.objects.unsent(OUTBOX_GRACE).order_by("queued_at")
+    sent = send_scoring(list(pending.values_list("pk", flat=True)[:OUTBOX_BATCH]))
+    if sent:
+        log.warning("outbox: sent %d queued runs the broker had not accepted", sent)
+    return sent
+
+
 # --- Sending work ---------------------------------------------------------------------
 
 
+def send_scoring(ids: Iterable[int]) -> int:
+    """Hand these runs' scoring messages to the broker now; mark each one it accepted.
+
+    Stops at the first broker error (it is down: the next ones would wait as long for
+    nothing); the rest stay unsent, for ``send_unsent``. The broker's socket timeouts
+    and ``task_publish_retry_policy`` (settings) bound the wait to a few seconds.
+    Returns how many were accepted.
+    """
+    sent = 0
+    for pk in ids:
+        try:
+            score_submission.delay(pk)
+        except BROKER_ERRORS as error:
+            log.warning("broker did not take run %s (%s); the outbox sends it later", pk, error)
+            break
+        Submission.objects.filter(pk=pk).mark_sent()
+        sent += 1
+    return sent
+
+
 def queue_scoring(submission: Submission) -> None:
-    """Score ``submission`` once the surrounding transaction commits."""
-    pk = submission.pk
-    transaction.on_commit(lambda: score_submission.delay(pk))
+    """Score ``submission`` once the surrounding transaction commits.
+
+    If the broker does not take the message, the run stays queued and unsent and the
+    outbox sends it later: ``submission.sent_at`` (in memory) says which, so the caller
+    can tell the participant.
+    """
+
+    def send() -> None:
+        if send_scoring([submission.pk]):
+            submission.sent_at = submission.sent_at or timezone.now()
+
+    transaction.on_commit(send)
 
 
 def queue_rescore(submissions: SubmissionQuerySet) -> list[int]:
     """Re-queue these runs (withdrawn ones excepted, attempts reset) and send them.
 
-    One UPDATE for all of them; the tasks are sent once the transaction commits.
+    One UPDATE for all of them; the tasks are sent once the transaction commits, through
+    the outbox (a run the broker does not take is sent later by ``send_unsent``).
     """
     ids = submissions.requeue_all()
+    refused: list[int] = []  # once the broker refuses one, the rest wait for the outbox
+
+    def send(pk: int) -> None:
+        if not refused and not send_scoring([pk]):
+            refused.append(pk)
+
     for pk in ids:
-        transaction.on_commit(lambda pk=pk: score_submission.delay(pk))
+        transaction.on_commit(lambda pk=pk: send(pk))
     return ids
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -19,6 +20,11 @@ from leaderboard.pages.shortcuts import visible_submission
 from leaderboard.pipeline.files import sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
 from leaderboard.uploads.forms import SubmissionForm, max_upload_bytes
+
+WAITING_FOR_QUEUE = (
+    "Your run is stored. The scoring queue is not answering right now; "
+    "the run will be sent for scoring as soon as it does, and scored shortly."
+)
 
 
 def _limit_context(benchmark: Benchmark, user) -> dict:
@@ -39,6 +45,8 @@ def submit(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         outcome = receive_run(request, benchmark, request.user)
         if outcome.submission is not None:
+            if outcome.submission.waiting_for_queue:
+                messages.info(request, WAITING_FOR_QUEUE)
             return redirect(outcome.submission)
         form, status, refusal = outcome.form, outcome.status, outcome.refusal
     if form is None:

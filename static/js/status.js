@@ -10,10 +10,11 @@
   function field(name) { return box.querySelector('[data-field="' + name + '"]'); }
   function show(data) {
     var status = data.status || "";
+    // Keep the server's own explanation (e.g. "stored, scored shortly") until the status moves.
+    if (status !== box.dataset.status) field("explain").textContent = explain[status] || "";
     box.className = "status status-" + status;
     box.dataset.status = status;
     field("status").textContent = status.charAt(0).toUpperCase() + status.slice(1);
-    field("explain").textContent = explain[status] || "";
     var failure = field("failure");
     failure.textContent = data.failure_reason || "";
     failure.hidden = !data.failure_reason;

@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from leaderboard.models import Result, Submission
 from leaderboard.pages.plots import need_figure, precision_recall_points
@@ -79,12 +80,21 @@ def test_leader_page_links_to_baseline(client, library):
 
 def test_live_status_for_queued_runs_and_failure_reason(client, library, demo_user):
     queued = Submission.objects.create(
-        benchmark=library, participant=demo_user, run_name="waiting", file="runs/w.txt"
+        benchmark=library,
+        participant=demo_user,
+        run_name="waiting",
+        file="runs/w.txt",
+        sent_at=timezone.now(),  # the broker took its message
     )
     html = client.get(reverse("submission", args=[queued.pk])).content.decode()
     assert f'data-status-url="{reverse("submission_status", args=[queued.pk])}"' in html
     assert "js/status.js" in html and "Waiting for a worker" in html
     assert "Summary over" not in html
+    # Stored while the broker was down: the outbox sends it later, and the page says so.
+    Submission.objects.filter(pk=queued.pk).update(sent_at=None)
+    html = client.get(reverse("submission", args=[queued.pk])).content.decode()
+    assert "it will be scored shortly" in html and "Waiting for a worker" not in html
+    assert "js/status.js" in html
     failed = Submission.objects.create(
         benchmark=library,
         participant=demo_user,

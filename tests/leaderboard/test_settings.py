@@ -135,6 +135,14 @@ def test_celery_beat_runs_the_sweep_every_few_minutes(settings):
     assert 0 < entry["schedule"] <= 600
 
 
+def test_celery_beat_runs_the_outbox_every_half_minute_or_less(settings):
+    from leaderboard.pipeline import tasks
+
+    entry = settings.CELERY_BEAT_SCHEDULE["send-unsent-submissions"]
+    assert entry["task"] == tasks.send_unsent.name
+    assert 0 < entry["schedule"] <= 30
+
+
 def test_docker_image_collects_static_files_with_production_settings():
     dockerfile = (ROOT / "Dockerfile").read_text()
     collect = next(line for line in dockerfile.splitlines() if "DEBUG=" in line)
@@ -155,3 +163,47 @@ def test_collectstatic_with_production_settings_builds_the_manifest(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "staticfiles.json").exists()
     assert list(tmp_path.glob("css/site.*.css"))
+
+
+def celery_limits(**env: str) -> subprocess.CompletedProcess:
+    """Import the settings in a fresh process with ``env``; print the Celery time limits."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='leaderboard.settings';"
+            " django.setup(); from leaderboard.celery import app;"
+            " print(app.conf.task_time_limit, app.conf.task_soft_time_limit)",
+        ],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("limit", "soft"), [("1800", "1740"), ("600", "540"), ("60", "54"), ("10", "9")]
+)
+def test_the_soft_time_limit_comes_before_the_hard_one(limit, soft):
+    result = celery_limits(TASK_TIME_LIMIT=limit)
+    assert result.stdout.split() == [limit, soft], result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"TASK_TIME_LIMIT": "9"}, "TASK_TIME_LIMIT must be at least 10 seconds, got 9"),
+        ({"TASK_TIME_LIMIT": "0"}, "TASK_TIME_LIMIT must be at least 10 seconds, got 0"),
+        ({"TASK_TIME_LIMIT": "-60"}, "TASK_TIME_LIMIT must be at least 10 seconds, got -60"),
+        ({"TASK_TIME_LIMIT": "soon"}, "TASK_TIME_LIMIT must be an integer, got 'soon'"),
+        ({"LEASE_SECONDS": "1"}, "LEASE_SECONDS must be at least 3 seconds, got 1"),
+        ({"OUTBOX_INTERVAL_SECONDS": "0"}, "OUTBOX_INTERVAL_SECONDS must be at least 1, got 0"),
+        ({"MAX_SCORING_ATTEMPTS": "0"}, "MAX_SCORING_ATTEMPTS must be at least 1, got 0"),
+    ],
+)
+def test_bad_time_settings_refuse_to_start_with_a_clear_message(env, message):
+    result = celery_limits(**env)
+    assert result.returncode != 0
+    assert f"ImproperlyConfigured: {message}" in result.stderr

@@ -3,23 +3,36 @@ and a worker killed mid-task loses nothing."""
 
 from __future__ import annotations
 
+import datetime as dt
 import io
+import time
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from leaderboard.celery import app
 from leaderboard.models import Benchmark, Submission
+from leaderboard.pipeline import tasks
 from leaderboard.pipeline.loading import load_judgments
-from tests.leaderboard.workers import Worker, broker_or_skip, wait_for
+from tests.leaderboard.workers import (
+    Worker,
+    broker_or_skip,
+    results_locked,
+    scored_lines,
+    wait_for,
+    waiting_on_a_lock,
+)
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 DEMO = "leaderboard/demo"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 
 @pytest.fixture
@@ -153,3 +166,78 @@ def test_a_worker_killed_mid_scoring_leaves_a_run_that_a_new_worker_scores(
     assert submission.status == "scored", submission.failure_reason
     assert submission.attempts == 2
     assert submission.current_result().summary["num_q"] == 1000
+
+
+def test_the_sweep_never_takes_a_run_from_a_live_task(
+    start_worker, library, client, participant, settings
+):
+    """A task slower than its lease (held up by a lock) keeps renewing it; an aggressive
+    sweep (runs stuck after 1 s, swept every 0.2 s) leaves it alone; it is scored once."""
+    settings.STUCK_AFTER_SECONDS = 1
+    worker = start_worker(LEASE_SECONDS="3")  # renewed every second
+    client.force_login(participant)
+    sweeps, leases = [], set()
+    with results_locked():
+        upload = SimpleUploadedFile("run-B.txt", (DEMO_DIR / "run-B.txt").read_bytes())
+        assert client.post("/benchmarks/library/submit/", {"file": upload}).status_code == 302
+        submission = Submission.objects.get(benchmark=library)
+        wait_for(waiting_on_a_lock, timeout=60, what="the worker to wait mid-scoring")
+        until = time.monotonic() + 10  # three leases and more
+        while time.monotonic() < until:
+            sweeps.append(tasks.sweep_stuck())
+            row = Submission.objects.values("status", "lease_until", "attempts").get(
+                pk=submission.pk
+            )
+            assert row["status"] == "running" and row["attempts"] == 1, (row, sweeps)
+            leases.add(row["lease_until"])
+            time.sleep(0.2)
+    assert all(sweep == {"requeued": 0, "failed": 0} for sweep in sweeps)
+    assert len(sweeps) > 20
+    assert max(leases) - min(leases) >= dt.timedelta(seconds=6), "the lease was not renewed"
+
+    def finished():
+        submission.refresh_from_db()
+        return submission.status in {"scored", "failed"}
+
+    wait_for(finished, timeout=60, interval=0.1, what="the worker to store the result")
+    assert submission.status == "scored", submission.failure_reason
+    assert submission.attempts == 1 and submission.results.count() == 1
+    assert submission.lease_until is None
+    assert len(scored_lines(worker)) == 1
+
+
+def test_a_task_stopped_by_its_time_limit_gives_its_run_back(start_worker, library, participant):
+    """TASK_TIME_LIMIT=10 (soft limit 9 s) and a task held up 12 s mid-scoring: the task
+    ends, its run is not left ``running`` but back in the queue, unsent, and the outbox
+    sends it; the next attempt scores it."""
+    worker = start_worker(TASK_TIME_LIMIT="10")
+    submission = Submission(benchmark=library, participant=participant, run_name="B")
+    submission.file.save("run-B.txt", ContentFile((DEMO_DIR / "run-B.txt").read_bytes()))
+    with results_locked():
+        # The sender's limits travel with the message: as a web process with
+        # TASK_TIME_LIMIT=10 would send it.
+        tasks.score_submission.apply_async((submission.pk,), time_limit=10, soft_time_limit=9)
+        wait_for(waiting_on_a_lock, timeout=60, what="the worker to wait mid-scoring")
+        started = time.monotonic()
+
+        def given_back():
+            submission.refresh_from_db()
+            return submission.status != "running"
+
+        wait_for(given_back, timeout=20, interval=0.2, what="the task to give its run back")
+        stopped_after = time.monotonic() - started
+    assert 5 < stopped_after < 12, stopped_after
+    assert submission.status == "queued" and submission.waiting_for_queue
+    assert submission.attempts == 1 and not submission.results.exists()
+    assert "SoftTimeLimitExceeded" in worker.log_path.read_text()
+    Submission.objects.filter(pk=submission.pk).update(
+        queued_at=submission.queued_at - dt.timedelta(minutes=1)
+    )
+    assert tasks.send_unsent() == 1  # beat's outbox
+
+    def finished():
+        submission.refresh_from_db()
+        return submission.status in {"scored", "failed"}
+
+    wait_for(finished, timeout=60, interval=0.1, what="the second attempt")
+    assert submission.status == "scored" and submission.attempts == 2

@@ -1,17 +1,25 @@
-"""Start and stop real Celery worker processes for tests (not eager mode)."""
+"""Start and stop real Celery worker processes for tests (not eager mode); point this
+process's Celery app at a broker; hold a worker mid-scoring with a table lock."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import kombu.pools
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
+
+from leaderboard.celery import app
+from leaderboard.models import Result
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,6 +45,12 @@ def broker_or_skip() -> str:
     return broker
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def database_url() -> str:
     """The URL of the database this test runs in (pytest-django's test database)."""
     db = connection.settings_dict
@@ -46,7 +60,14 @@ def database_url() -> str:
 
 
 class Worker:
-    def __init__(self, queue: str, media_root: str, log_path: Path, extra_env: dict | None = None):
+    def __init__(
+        self,
+        queue: str,
+        media_root: str,
+        log_path: Path,
+        extra_env: dict | None = None,
+        extra_args: list[str] | None = None,
+    ):
         env = {
             **os.environ,
             "DATABASE_URL": database_url(),
@@ -75,6 +96,7 @@ class Worker:
                 "--without-heartbeat",
                 "-Q",
                 queue,
+                *(extra_args or []),
             ],
             cwd=ROOT,
             env=env,
@@ -92,6 +114,11 @@ class Worker:
                 return
             time.sleep(0.2)
         raise TimeoutError(f"worker not ready: {self.log_path.read_text()[-3000:]}")
+
+    def pool_children(self) -> list[int]:
+        """The prefork pool's processes (the ones that run tasks)."""
+        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(pid) for pid in path.read_text().split()] if path.exists() else []
 
     def kill(self) -> None:
         """SIGKILL the whole worker: main process and pool children, no chance to clean up."""
@@ -117,3 +144,70 @@ def wait_for(predicate, timeout: float, interval: float = 0.05, what: str = "con
             return value
         time.sleep(interval)
     raise TimeoutError(f"timed out after {timeout} s waiting for {what}")
+
+
+@contextlib.contextmanager
+def celery_on(url: str, queue: str):
+    """Point this process's Celery app (the web side) at the broker ``url``, tasks sent
+    for real (not eager), on fresh connections; everything restored afterwards."""
+    conf = app.conf  # broker_url gives way to $CELERY_BROKER_URL; the write URL does not
+    saved = conf.broker_write_url, conf.task_default_queue, conf.task_always_eager
+
+    def fresh_connections() -> None:  # what Celery itself does after a fork
+        kombu.pools.reset()
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    fresh_connections()
+    conf.broker_write_url, conf.task_default_queue, conf.task_always_eager = url, queue, False
+    try:
+        yield
+    finally:
+        fresh_connections()
+        conf.broker_write_url, conf.task_default_queue, conf.task_always_eager = saved
+
+
+@contextlib.contextmanager
+def results_locked(model=Result):
+    """Lock the results table (or ``model``'s) against writes from another connection
+    while the block runs: a worker storing a result waits there, mid-scoring, before it
+    touches its run's row (a slow database, made deterministic). Released at the end."""
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {model._meta.db_table} IN SHARE MODE")
+                locked.set()
+                release.wait(60)
+        finally:
+            connection.close()  # this thread's own connection
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    assert locked.wait(10), f"could not lock {model._meta.db_table}"
+    try:
+        yield
+    finally:
+        release.set()
+        holder.join(30)
+
+
+def waiting_on_a_lock() -> int:
+    """Sessions of this database (the worker's) waiting for a row lock."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0]
+
+
+def scored_lines(*workers: Worker) -> list[str]:
+    """Every 'task succeeded: scored' line in the workers' logs."""
+    return [
+        line
+        for worker in workers
+        for line in worker.log_path.read_text().splitlines()
+        if "score_submission" in line and "succeeded" in line and "'scored'" in line
+    ]
