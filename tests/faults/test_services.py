@@ -4,7 +4,7 @@ being scored. Nothing is lost, stuck or scored twice, and no request answers 500
 
 The broker and database that get stopped are this test's own (``tests/faults/services``),
 never the machine's shared ones. Each test prints its figures (``-s`` shows them; they
-are in docs/reliability-services.md).
+are in docs/reliability.md).
 """
 
 from __future__ import annotations
