@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluation.measures import evaluate, resolve
+from tests.evaluation.test_properties import frames
 
 ir_measures = pytest.importorskip("ir_measures")
 
@@ -90,18 +91,6 @@ def collections(draw):
     if draw(st.booleans()):
         run["orphan"] = {"a": 1.0}
     return qrels, run
-
-
-def frames(qrels, run):
-    q = pd.DataFrame(
-        [(n, d, r) for n, docs in qrels.items() for d, r in docs.items()],
-        columns=["need_id", "doc_id", "relevance"],
-    )
-    r = pd.DataFrame(
-        [(n, d, s) for n, docs in run.items() for d, s in docs.items()],
-        columns=["need_id", "doc_id", "score"],
-    )
-    return q, r
 
 
 def theirs(measures, qrels, run, provider):

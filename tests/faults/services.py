@@ -15,12 +15,11 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.leaderboard.workers import free_port
+from tests.leaderboard.workers import free_port, wait_for
 
 
 def answers(port: int) -> bool:
@@ -32,13 +31,8 @@ def answers(port: int) -> bool:
 
 
 def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise TimeoutError(f"timed out after {timeout} s waiting for {what}")
+    """``workers.wait_for`` with the description first, as these tests call it."""
+    return wait_for(predicate, timeout, interval=interval, what=what)
 
 
 class RedisServer:

@@ -10,6 +10,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
+from tests.leaderboard.browsers import browser  # noqa: F401 (the Chromium fixture)
+
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 

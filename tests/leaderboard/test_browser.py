@@ -7,48 +7,18 @@ errors. Screenshots land in artifacts/ (gitignored) for a human to look at.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
 from tests.leaderboard import test_pages_data as data
+from tests.leaderboard.browsers import BROWSER_TESTS
 
-# Playwright's sync API runs an event loop in this thread; Django's ORM calls made by
-# fixtures from it are still synchronous and safe.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 library, demo_user = data.library, data.demo_user
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium"
-    ),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
-]
-
-
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=ARGS
-        )
-        yield chromium
-        chromium.close()
+pytestmark = BROWSER_TESTS
 
 
 def watch(page, problems: list[str]) -> None:

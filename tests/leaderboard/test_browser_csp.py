@@ -9,25 +9,11 @@ purpose to show the listener hears it.
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
-
-import pytest
 
 from tests.leaderboard import test_pages_data as data
+from tests.leaderboard.browsers import BROWSER_TESTS
 
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # fixtures use the ORM from Playwright's thread
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 LISTEN = """
 window.__csp = [];
 document.addEventListener("securitypolicyviolation", (e) => {
@@ -36,24 +22,7 @@ document.addEventListener("securitypolicyviolation", (e) => {
 """
 
 library, demo_user = data.library, data.demo_user
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium"
-    ),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
-]
-
-
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=ARGS
-        )
-        yield chromium
-        chromium.close()
+pytestmark = BROWSER_TESTS
 
 
 class Visit:
