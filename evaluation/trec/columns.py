@@ -194,3 +194,58 @@ def blocks_with_repeats(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarra
     if len(flagged) == 0:
         return np.zeros(0, np.int64)
     return np.concatenate([np.arange(starts[b], starts[b] + lengths[b]) for b in flagged])
+
+
+NEED_ID_LIMIT = 100  # the platform stores need ids of at most 100 characters
+
+
+def first_fields(lines: bytes) -> set[bytes]:
+    """The distinct first fields of complete lines (``lines`` ends with a newline),
+    vectorised: a run's need ids, read while an upload is streamed through. A field is
+    found a column at a time (one gather per character of the longest field), and only
+    the lines whose field differs from the previous line's are kept, so a run grouped
+    by need costs a few numpy passes per megabyte. Lines that start with a blank are
+    split one by one (rare); a first field longer than ``NEED_ID_LIMIT`` is left out
+    (no need has such an id), and so is nothing else: comment words come back too.
+    """
+    raw = np.frombuffer(lines, np.uint8)
+    if not len(raw):
+        return set()
+    starts = np.concatenate(([0], np.flatnonzero(raw[:-1] == 10) + 1))
+    indented = raw[starts] <= 32
+    found = {
+        fields[0]
+        for start in starts[indented & (raw[starts] != 10)].tolist()
+        if (fields := lines[start : lines.index(b"\n", start)].split())
+        and len(fields[0]) <= NEED_ID_LIMIT
+    }
+    starts = starts[~indented]
+    if not len(starts):
+        return found
+    alive = np.ones(len(starts), bool)
+    length = np.zeros(len(starts), np.int64)
+    columns = []
+    last = len(raw) - 1
+    for k in range(NEED_ID_LIMIT + 1):
+        byte = raw[np.minimum(starts + k, last)]
+        ended = alive & (byte <= 32)
+        length[ended] = k
+        alive &= ~ended
+        if not alive.any():
+            break
+        columns.append(np.where(alive, byte, 0))
+    keep = ~alive  # a field past the limit matches no need
+    if columns:
+        table = np.stack(columns, axis=1)
+        changed = np.ones(len(starts), bool)
+        changed[1:] = (table[1:] != table[:-1]).any(axis=1)
+        keep &= changed
+        if keep.sum() > 64:  # an unsorted run: a set entry per distinct field, not per line
+            rows = np.flatnonzero(keep)
+            with np.errstate(over="ignore"):  # a 64-bit polynomial hash, wrapping
+                weights = np.uint64(1099511628211) ** np.arange(table.shape[1], dtype=np.uint64)
+                hashes = (table[rows].astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+            keep[:] = False
+            keep[rows[np.unique(hashes, return_index=True)[1]]] = True
+    found.update(lines[s : s + n] for s, n in zip(starts[keep].tolist(), length[keep].tolist()))
+    return found

@@ -19,6 +19,7 @@ from django.utils import timezone
 from evaluation.measures import evaluate, relevant_ranks
 from evaluation.trec import TrecFormatError, read_qrels, read_run
 from leaderboard.models import Judgments, MeasureVector, Result, Submission
+from leaderboard.pipeline.coverage import coverage_warnings
 from leaderboard.pipeline.files import max_uncompressed_bytes
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,9 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     ranks = relevant_ranks(evaluation.ranking)  # same flags: reuse the ordering
     per_need = per_need.reindex(judgments.need_ids) if judgments.need_ids else per_need
     num_rel = per_need["num_rel"].astype(np.int64)
+    covered = coverage_warnings(
+        display_name(submission), run.frame["need_id"].unique(), list(per_need.index)
+    )
     with transaction.atomic():
         result, _ = Result.objects.update_or_create(
             submission=submission,
@@ -92,7 +96,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
             finished=timezone.now(),
             judgments=judgments,
             failure_reason="",
-            warnings=list(evaluation.warnings) + list(run.warnings),
+            warnings=list(evaluation.warnings) + list(run.warnings) + covered,
         )
         if updated:
             benchmark.promote_judgments_if_complete(judgments)
