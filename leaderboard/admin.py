@@ -103,6 +103,7 @@ class BenchmarkForm(forms.ModelForm):
             "primary_measure",
             "relevance_level",
             "max_depth",
+            "judged_threshold",
             "is_open",
             "daily_limit",
             "published",

@@ -26,8 +26,7 @@ def partly_answered(name: str, answered: int, judged: int) -> str | None:
     if answered >= judged:
         return None
     return (
-        f"{name} answers {answered} of {judged} judged needs; "
-        f"the other {judged - answered} score 0"
+        f"{name} answers {answered} of {judged} judged needs; the other {judged - answered} score 0"
     )
 
 

@@ -57,6 +57,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     evaluation = evaluate(
         qrels,
         run,
+        measures=["official", "Judged@10"],  # Judged@10: the leaderboard's pool-coverage flag
         relevance_level=benchmark.relevance_level,
         max_depth=benchmark.max_depth,
         complete=True,

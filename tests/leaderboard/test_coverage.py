@@ -129,3 +129,24 @@ def test_a_run_answering_every_need_has_no_coverage_warning(
     run = Submission.objects.get()
     assert run.status == "scored"
     assert not any("judged needs" in warning for warning in run.warnings)
+
+
+def test_a_run_with_a_header_line_is_named_by_its_first_data_line_and_warned(
+    client, library, participant, django_capture_on_commit_callbacks
+):
+    client.force_login(participant)
+    content = b"qid Q0 docno rank score tag\n" + RUN_B
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post_run(client, content, "run-B.txt")
+    run = Submission.objects.get()
+    assert response.status_code == 302 and run.status == "scored", run.failure_reason
+    assert run.run_name == "system-B"  # not "tag", the header's
+    assert round(run.current_result().summary["map"], 3) == 0.740
+    header = "run-B.txt: line 1 looks like a header ('qid Q0 docno rank score tag'); skipped"
+    assert header in run.warnings
+    assert header.replace("'", "&#x27;") in client.get(response["Location"]).content.decode()
+    bad = RUN_B + b"qid Q0 docno rank score tag\n"
+    response = post_run(client, bad, "late.txt", run_name="late")
+    assert response.status_code == 400
+    line = len(RUN_B.splitlines()) + 1
+    assert f"late.txt:{line}: score &#x27;score&#x27; is not a number" in response.content.decode()
