@@ -247,5 +247,6 @@ def first_fields(lines: bytes) -> set[bytes]:
                 hashes = (table[rows].astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
             keep[:] = False
             keep[rows[np.unique(hashes, return_index=True)[1]]] = True
-    found.update(lines[s : s + n] for s, n in zip(starts[keep].tolist(), length[keep].tolist()))
+    kept = zip(starts[keep].tolist(), length[keep].tolist(), strict=True)
+    found.update(lines[start : start + size] for start, size in kept)
     return found
