@@ -197,6 +197,7 @@ def blocks_with_repeats(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarra
 
 
 NEED_ID_LIMIT = 100  # the platform stores need ids of at most 100 characters
+LEADING_BLANKS = 64  # blanks before a line's first field that first_fields steps over
 
 
 def first_fields(lines: bytes) -> set[bytes]:
@@ -204,28 +205,35 @@ def first_fields(lines: bytes) -> set[bytes]:
     vectorised: a run's need ids, read while an upload is streamed through. A field is
     found a column at a time (one gather per character of the longest field), and only
     the lines whose field differs from the previous line's are kept, so a run grouped
-    by need costs a few numpy passes per megabyte. Lines that start with a blank are
-    split one by one (rare); a first field longer than ``NEED_ID_LIMIT`` is left out
-    (no need has such an id), and so is nothing else: comment words come back too.
+    by need costs a few numpy passes per megabyte; blank lines cost one boolean pass. A
+    field after more than ``LEADING_BLANKS`` blanks, or longer than ``NEED_ID_LIMIT``,
+    is left out (no need has such an id); nothing else is: comment words come back too.
     """
     raw = np.frombuffer(lines, np.uint8)
     if not len(raw):
         return set()
-    starts = np.concatenate(([0], np.flatnonzero(raw[:-1] == 10) + 1))
-    indented = raw[starts] <= 32
-    found = {
-        fields[0]
-        for start in starts[indented & (raw[starts] != 10)].tolist()
-        if (fields := lines[start : lines.index(b"\n", start)].split())
-        and len(fields[0]) <= NEED_ID_LIMIT
-    }
-    starts = starts[~indented]
+    last = len(raw) - 1
+    line_start = np.empty(len(raw), bool)
+    line_start[0] = True
+    np.equal(raw[:-1], 10, out=line_start[1:])
+    starts = np.flatnonzero(line_start & (raw > 32)).astype(np.int32)
+    indented = np.flatnonzero(line_start & (raw <= 32) & (raw != 10)).astype(np.int32)
+    del line_start
+    if len(indented):  # rare: step over the leading blanks, a column at a time
+        for _ in range(LEADING_BLANKS):
+            byte = raw[np.minimum(indented, last)]
+            blank = (byte <= 32) & (byte != 10)
+            if not blank.any():
+                break
+            indented += blank
+        indented = indented[raw[np.minimum(indented, last)] > 32]
+        starts = np.sort(np.concatenate([starts, indented]))
+    found: set[bytes] = set()
     if not len(starts):
         return found
     alive = np.ones(len(starts), bool)
-    length = np.zeros(len(starts), np.int64)
+    length = np.zeros(len(starts), np.int32)
     columns = []
-    last = len(raw) - 1
     for k in range(NEED_ID_LIMIT + 1):
         byte = raw[np.minimum(starts + k, last)]
         ended = alive & (byte <= 32)

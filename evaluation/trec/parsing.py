@@ -327,9 +327,10 @@ def _parse(data: bytes, name: str, kind: str, skip: int = 0) -> tuple[pa.Table, 
 
 def run_header(data: bytes) -> str | None:
     """Line 1 of a run when it is a header (``qid Q0 docno rank score tag``): at least six
-    fields, the fifth (the score) not a number; else None. Only line 1 can be one: a
-    score that is no number anywhere else stays an error. trec_eval reads such a line as
-    need ``qid`` with score 0, a need no qrels has, which is as good as skipping it."""
+    fields, the fourth and fifth (rank and score) not numbers; else None. Only line 1 can
+    be one: a score that is no number anywhere else stays an error, and so does a data
+    line 1 with a garbled score (its rank is a number). trec_eval reads a header as need
+    ``qid`` with score 0, a need no qrels has, which is as good as skipping it."""
     first = bytes(data[: MAX_LINE_LENGTH + 1]).split(b"\n", 1)[0]
     try:
         text = first.decode("utf-8").strip(_WHITESPACE.decode())
@@ -338,7 +339,9 @@ def run_header(data: bytes) -> str | None:
     fields = text.split()
     if len(first) > MAX_LINE_LENGTH or len(fields) < _NCOLS[_RUN] or text.startswith("#"):
         return None
-    return None if _NUMBER.fullmatch(fields[4]) else text
+    if _NUMBER.fullmatch(fields[3]) or _NUMBER.fullmatch(fields[4]):
+        return None
+    return text
 
 
 class _Text:

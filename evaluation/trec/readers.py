@@ -52,6 +52,7 @@ __all__ = [
     "Run",
     "RunCheck",
     "TrecFormatError",
+    "check_run",
     "check_run_head",
     "read_qrels",
     "read_run",
@@ -228,7 +229,7 @@ HEAD_LINES = 100_000
 
 @dataclass
 class RunCheck:
-    """What :func:`check_run_head` found in a run that passed: ``need_ids``, the first
+    """What :func:`check_run` found in a run that passed: ``need_ids``, the first
     field of every content line (None when only the head was read), and ``warnings``
     (a header line), as :func:`read_run` will report them."""
 
@@ -237,6 +238,13 @@ class RunCheck:
 
 
 def check_run_head(
+    source: Source, name: str | None = None, max_lines: int = 1000, max_bytes: int | None = None
+) -> None:
+    """:func:`check_run`, for when only a refusal matters: returns None when it passes."""
+    check_run(source, name, max_lines, max_bytes)
+
+
+def check_run(
     source: Source, name: str | None = None, max_lines: int = 1000, max_bytes: int | None = None
 ) -> RunCheck:
     """Check the first ``max_lines`` content lines of a run (for an upload form).
@@ -253,7 +261,7 @@ def check_run_head(
     """
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
-            return check_run_head(f, name or os.fspath(source), max_lines, max_bytes)
+            return check_run(f, name or os.fspath(source), max_lines, max_bytes)
     stream: BinaryIO = io.BytesIO(source) if isinstance(source, bytes) else source
     name = name or getattr(stream, "name", None) or "<stream>"
     if not isinstance(name, str):

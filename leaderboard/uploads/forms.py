@@ -9,7 +9,7 @@ from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from evaluation.trec import MAX_LINE_LENGTH, TrecFormatError, check_run_head, run_header
+from evaluation.trec import MAX_LINE_LENGTH, TrecFormatError, check_run, run_header
 from leaderboard.models import RUN_NAME_RE, Benchmark, Submission, run_name_validator
 from leaderboard.pipeline.coverage import none_answered
 from leaderboard.pipeline.files import max_uncompressed_bytes
@@ -76,12 +76,13 @@ class SubmissionForm(forms.Form):
             # The whole file is streamed (1 MB at a time, nothing kept): a gzip bomb is
             # refused once it expands past the limit, a broken gzip stream here and not
             # in the worker.
-            check = check_run_head(upload, name=name, max_bytes=max_uncompressed_bytes())
+            check = check_run(upload, name=name, max_bytes=max_uncompressed_bytes())
         except TrecFormatError as error:
             raise forms.ValidationError(str(error)) from error
         finally:
             upload.seek(0)
-        judgments = self.benchmark.latest_judgments  # what the run will be scored against
+        # what the run will be scored against (none for a benchmark not saved yet)
+        judgments = self.benchmark.latest_judgments if self.benchmark.pk else None
         judged = judgments.need_ids if judgments is not None else []
         if judged and check.need_ids is not None and check.need_ids.isdisjoint(judged):
             # every score would be 0: nothing to rank, and surely the wrong file

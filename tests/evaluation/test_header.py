@@ -9,7 +9,7 @@ import gzip
 import numpy as np
 import pytest
 
-from evaluation.trec import TrecFormatError, check_run_head, read_run, run_header
+from evaluation.trec import TrecFormatError, check_run, check_run_head, read_run, run_header
 from evaluation.trec.columns import first_fields
 
 HEADER = b"qid Q0 docno rank score tag\n"
@@ -92,15 +92,16 @@ def test_a_big_run_with_a_header_from_a_path_and_its_error_lines(tmp_path):
 
 
 def test_the_upload_check_skips_the_header_and_collects_the_need_ids():
-    check = check_run_head(HEADER + BODY, name="run.txt", max_bytes=1 << 20)
+    assert check_run_head(HEADER + BODY, name="run.txt", max_bytes=1 << 20) is None
+    check = check_run(HEADER + BODY, name="run.txt", max_bytes=1 << 20)
     assert check.warnings == [WARNING]
     assert check.need_ids == {"q1", "q2"}
     content = HEADER + big_run() + b"  indented Q0 d 1 1 big\n\n# comment\nlast Q0 d 1 1 big"
     for data in (content, gzip.compress(content)):
-        check = check_run_head(data, name="run.txt", max_bytes=1 << 30)
+        check = check_run(data, name="run.txt", max_bytes=1 << 30)
         expected = {f"n{i}" for i in range(60)} | {"indented", "last", "#"}
         assert check.need_ids == expected
-    head_only = check_run_head(content, name="run.txt")  # no max_bytes: the head only
+    head_only = check_run(content, name="run.txt")  # no max_bytes: the head only
     assert head_only.need_ids is None and head_only.warnings == [WARNING]
 
 
@@ -111,3 +112,17 @@ def test_first_fields_is_exact_on_unsorted_lines():
     assert first_fields(b"".join(lines)) == {line.split()[0] for line in lines}
     assert first_fields(b"x" * 101 + b" Q0 d 1 1 t\ny Q0\n") == {b"y"}  # past 100: no need
     assert first_fields(b"") == set()
+
+
+def test_a_data_line_1_with_a_bad_score_is_still_an_error():
+    """Its rank is a number: a garbled line, not a header."""
+    for content in (b"q1 Q0 d1 1 abc bm25\n" + BODY, b"q1 Q0 d1 1 abc bm25\n"):
+        with pytest.raises(TrecFormatError, match=r"^run\.txt:1: score 'abc' is not a number$"):
+            read_run(content, name="run.txt")
+        with pytest.raises(TrecFormatError, match=r"^run\.txt:1: score 'abc' is not a number$"):
+            check_run_head(content, name="run.txt", max_bytes=1 << 20)
+
+
+def test_first_fields_steps_over_leading_blanks_and_blank_lines():
+    lines = b"\n\n  a x\n\t\tb y\n" + b" " * 70 + b"far x\nc\n   \n"
+    assert first_fields(lines) == {b"a", b"b", b"c"}
