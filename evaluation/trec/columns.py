@@ -213,12 +213,22 @@ def first_fields(lines: bytes) -> set[bytes]:
     if not len(raw):
         return set()
     last = len(raw) - 1
-    line_start = np.empty(len(raw), bool)
-    line_start[0] = True
-    np.equal(raw[:-1], 10, out=line_start[1:])
-    starts = np.flatnonzero(line_start & (raw > 32)).astype(np.int32)
-    indented = np.flatnonzero(line_start & (raw <= 32) & (raw != 10)).astype(np.int32)
-    del line_start
+    newline = raw == 10
+    if np.count_nonzero(newline) * 8 <= len(raw):  # run lines: work on line starts only
+        starts = np.flatnonzero(newline[:-1]).astype(np.int32)
+        del newline
+        starts = np.concatenate(([0], starts + 1)).astype(np.int32)
+        first = raw[starts]
+        indented = starts[(first <= 32) & (first != 10)]
+        starts = starts[first > 32]
+    else:  # short lines (blank ones...): boolean passes, so memory stays bounded
+        line_start = np.empty(len(raw), bool)
+        line_start[0] = True
+        line_start[1:] = newline[:-1]
+        del newline
+        starts = np.flatnonzero(line_start & (raw > 32)).astype(np.int32)
+        indented = np.flatnonzero(line_start & (raw <= 32) & (raw != 10)).astype(np.int32)
+        del line_start
     if len(indented):  # rare: step over the leading blanks, a column at a time
         for _ in range(LEADING_BLANKS):
             byte = raw[np.minimum(indented, last)]
