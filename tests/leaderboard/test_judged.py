@@ -73,3 +73,31 @@ def test_the_organizers_threshold_moves_the_flag(board, library):
     Benchmark.objects.filter(pk=library.pk).update(judged_threshold=0.25)
     html = board()
     assert "few judged" in row_of(html, "unpooled") and "25%" in html
+
+
+def test_the_organizer_sets_the_threshold_in_the_admin(client, library, organizer):
+    library.organizers.add(organizer)
+    client.force_login(organizer)
+    url = f"/admin/leaderboard/benchmark/{library.pk}/change/"
+    page = client.get(url).content.decode()
+    assert "Judged@10 threshold" in page and 'name="judged_threshold"' in page
+    data = {
+        "slug": "library",
+        "title": "Library",
+        "primary_measure": "map",
+        "relevance_level": 1,
+        "max_depth": 1000,
+        "daily_limit": 3,
+        "is_open": "on",
+        "published": "on",
+    }
+    response = client.post(url, {**data, "judged_threshold": "1.5"})
+    assert response.status_code == 200  # the form again, with the error
+    assert "Ensure this value is less than or equal to 1.0" in response.content.decode()
+    response = client.post(url, {**data, "judged_threshold": "0.3"})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    library.refresh_from_db()
+    assert library.judged_threshold == 0.3
+    assert client.post(url, data).status_code == 302  # left empty: the default
+    library.refresh_from_db()
+    assert library.judged_threshold == 0.5
