@@ -94,6 +94,15 @@ class BenchmarkForm(forms.ModelForm):
         "every run is rescored and the leaderboard switches when all are done.",
     )
 
+    judged_threshold = forms.FloatField(
+        label="Judged@10 threshold",
+        required=False,  # left empty: the default
+        min_value=0.0,
+        max_value=1.0,
+        initial=Benchmark._meta.get_field("judged_threshold").default,
+        help_text=Benchmark._meta.get_field("judged_threshold").help_text,
+    )
+
     class Meta:
         model = Benchmark
         fields = [
@@ -103,6 +112,7 @@ class BenchmarkForm(forms.ModelForm):
             "primary_measure",
             "relevance_level",
             "max_depth",
+            "judged_threshold",
             "is_open",
             "daily_limit",
             "published",
@@ -119,6 +129,10 @@ class BenchmarkForm(forms.ModelForm):
             self.add_error(field, str(error))
         finally:
             upload.seek(0)
+
+    def clean_judged_threshold(self) -> float:
+        value = self.cleaned_data.get("judged_threshold")
+        return Benchmark._meta.get_field("judged_threshold").default if value is None else value
 
     def clean(self) -> dict:
         cleaned = super().clean()

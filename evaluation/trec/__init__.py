@@ -1,7 +1,9 @@
 """Reading TREC files: qrels (judgments), runs and needs (topics), plain or gzipped.
 
 - :mod:`evaluation.trec.readers`: ``read_qrels``, ``read_run`` (a :class:`Run`),
-  ``check_run_head`` (the cheap check of an upload's first lines).
+  ``check_run`` (the check of an upload: its first lines, its need ids; ``check_run_head``
+  the same, returning None),
+  ``run_header`` (whether line 1 is a header, skipped with a warning).
 - :mod:`evaluation.trec.topics`: ``read_needs`` (TSV, TREC ``<top>``, XML ``<topic>``).
 - :mod:`evaluation.trec.sources`: a file's bytes (path, stream or bytes; gunzipped,
   within a size limit counted while decompressing), ``TrecFormatError`` and ``Source``.
@@ -16,18 +18,28 @@ and no Django. Modules here import each other by module path
 (``evaluation.trec.parsing``), never through this package, which re-exports them.
 """
 
-from evaluation.trec.parsing import MAX_LINE_LENGTH
-from evaluation.trec.readers import Run, check_run_head, read_qrels, read_run
+from evaluation.trec.parsing import MAX_LINE_LENGTH, run_header
+from evaluation.trec.readers import (
+    Run,
+    RunCheck,
+    check_run,
+    check_run_head,
+    read_qrels,
+    read_run,
+)
 from evaluation.trec.sources import Source, TrecFormatError
 from evaluation.trec.topics import read_needs
 
 __all__ = [
     "MAX_LINE_LENGTH",
     "Run",
+    "RunCheck",
     "Source",
     "TrecFormatError",
+    "check_run",
     "check_run_head",
     "read_needs",
     "read_qrels",
     "read_run",
+    "run_header",
 ]

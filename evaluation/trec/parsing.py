@@ -34,9 +34,12 @@ def _check_bytes(data: bytes, name: str) -> None:
         raise TrecFormatError(name, bytes(data[:nul]).count(b"\n") + 1, "binary file (NUL byte)")
 
 
-def _content_lines(data: bytes):
-    """Yield (line number, fields) for every line trec_eval would parse."""
+def _content_lines(data: bytes, skip: int = 0):
+    """Yield (line number, fields) for every line trec_eval would parse (after the first
+    ``skip`` lines: a run's header line)."""
     for number, raw in enumerate(bytes(data).split(b"\n"), start=1):
+        if number <= skip:
+            continue
         stripped = raw.strip(_WHITESPACE)
         if not stripped or stripped.startswith(b"#"):
             if len(raw) > MAX_LINE_LENGTH:
@@ -53,7 +56,12 @@ _NUMBER = re.compile(
 
 
 def _explain(
-    data: bytes, name: str, kind: str, rows: int | None = None, must_fail: bool = False
+    data: bytes,
+    name: str,
+    kind: str,
+    rows: int | None = None,
+    must_fail: bool = False,
+    skip: int = 0,
 ) -> None:
     """Find the first bad line the slow way and raise for it (error path only).
 
@@ -62,7 +70,7 @@ def _explain(
     """
     ncols = _NCOLS[kind]
     seen: dict[tuple[bytes, bytes], int] = {}
-    for count, (number, fields, raw) in enumerate(_content_lines(data)):
+    for count, (number, fields, raw) in enumerate(_content_lines(data, skip)):
         if rows is not None and count >= rows:
             break
         if len(raw) > MAX_LINE_LENGTH:
@@ -114,10 +122,10 @@ def _explain(
         raise TrecFormatError(name, 0, "unreadable file (no single bad line found)")
 
 
-def _line_of_row(data: bytes, row: int) -> int:
+def _line_of_row(data: bytes, row: int, skip: int = 0) -> int:
     """Line number of the ``row``-th content line (0-based), the slow way."""
     for count, (number, _fields, _) in enumerate(
-        item for item in _content_lines(data) if item[1] is not None
+        item for item in _content_lines(data, skip) if item[1] is not None
     ):
         if count == row:
             return number
@@ -136,13 +144,13 @@ _DICT = pa.dictionary(pa.int32(), pa.string())
 _RUN_COLUMNS = ["c0", "c2", "c3", "c4", "c5"]
 
 
-def _read_csv(buffer: bytes, ncols: int, delimiter: str, kind: str) -> pa.Table:
+def _read_csv(buffer: bytes, ncols: int, delimiter: str, kind: str, skip: int = 0) -> pa.Table:
     """One pyarrow.csv pass. Run columns that repeat (need, tag) come back
     dictionary-encoded, the score and the rank as float64 (a rank that is no
     number is read again as text), which keeps the peak memory of a 7M-line
     run near the size of the file (a score that is no number fails the parse
     and the careful path then names the line). Every row must still have
-    exactly ``ncols`` fields."""
+    exactly ``ncols`` fields. The first ``skip`` rows (a run's header) are not read."""
     names = [f"c{i}" for i in range(ncols)]
     types = {n: pa.string() for n in names}
     include = names
@@ -153,7 +161,7 @@ def _read_csv(buffer: bytes, ncols: int, delimiter: str, kind: str) -> pa.Table:
     def read() -> pa.Table:
         return pcsv.read_csv(
             pa.py_buffer(buffer),
-            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24, skip_rows=skip),
             parse_options=pcsv.ParseOptions(
                 delimiter=delimiter,
                 quote_char=False,
@@ -206,7 +214,7 @@ def _regular_layout(data: bytes, delimiter: bytes) -> bool:
     return longest <= MAX_LINE_LENGTH
 
 
-def _fast_table(data: bytes, kind: str) -> pa.Table | None:
+def _fast_table(data: bytes, kind: str, skip: int = 0) -> pa.Table | None:
     """Parse a regular file (one delimiter between fields) or return None.
 
     Regular means: the delimiter of the first line (tab or space) and nothing
@@ -215,8 +223,9 @@ def _fast_table(data: bytes, kind: str) -> pa.Table | None:
     with single-byte searches and one numpy pass over the bytes
     (:func:`_regular_layout`), cheap next to the parse itself.
     """
-    end = data.find(b"\n")
-    first = bytes(data[: end if end >= 0 else len(data)])
+    start = data.find(b"\n") + 1 if skip else 0  # the first line after a header
+    end = data.find(b"\n", start)
+    first = bytes(data[start : end if end >= 0 else len(data)])
     delimiter = b"\t" if b"\t" in first else b" "
     other = b" " if delimiter == b"\t" else b"\t"
     ncols = len(first.split(delimiter))
@@ -227,7 +236,7 @@ def _fast_table(data: bytes, kind: str) -> pa.Table | None:
     if not _regular_layout(data, delimiter):
         return None  # doubled, leading or trailing separators, blank or long lines
     try:
-        table = _read_csv(data, ncols, delimiter.decode(), kind)
+        table = _read_csv(data, ncols, delimiter.decode(), kind, skip)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None  # ragged rows, a score that is no number ...
     first_column = table.column(0)
@@ -281,7 +290,7 @@ def _normalise_chunk(chunk: np.ndarray, ncols: int, keep_extra: bool) -> tuple[n
     return out[keep], longest
 
 
-def _normalised_table(data: bytes, name: str, kind: str) -> pa.Table:
+def _normalised_table(data: bytes, name: str, kind: str, skip: int = 0) -> pa.Table:
     ncols = _NCOLS[kind]
     raw = np.frombuffer(data if data[-1:] == b"\n" else bytes(data) + b"\n", np.uint8)
     pieces, start, step = [], 0, 1 << 24
@@ -291,25 +300,48 @@ def _normalised_table(data: bytes, name: str, kind: str) -> pa.Table:
             stop += 1
         piece, longest = _normalise_chunk(raw[start:stop], ncols, keep_extra=kind == _QRELS)
         if longest > MAX_LINE_LENGTH:
-            _explain(data, name, kind)
+            _explain(data, name, kind, skip=skip)
         pieces.append(piece)
         start = stop
     buffer = np.concatenate(pieces).tobytes()
     if not buffer.strip():
         raise TrecFormatError(name, 1, "empty file (no content lines)")
-    try:
-        return _read_csv(buffer, ncols, " ", kind)
+    try:  # a header is line 1 and has fields: it is still the buffer's first line
+        return _read_csv(buffer, ncols, " ", kind, skip)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        _explain(data, name, kind, must_fail=True)
+        _explain(data, name, kind, must_fail=True, skip=skip)
 
 
-def _parse(data: bytes, name: str, kind: str) -> tuple[pa.Table, bool]:
-    """Split a file into string columns; ``fast`` tells whether row i is line i+1."""
+def _parse(data: bytes, name: str, kind: str, skip: int = 0) -> tuple[pa.Table, bool]:
+    """Split a file into string columns; ``fast`` tells whether row i is line i+1
+    (line i+2 after a ``skip``ped header)."""
     _check_bytes(data, name)
-    table = _fast_table(data, kind)
-    if table is not None:
-        return table, True
-    return _normalised_table(data, name, kind), False
+    table = _fast_table(data, kind, skip)
+    fast = table is not None
+    if table is None:
+        table = _normalised_table(data, name, kind, skip)
+    if table.num_rows == 0:  # a header and nothing else
+        raise TrecFormatError(name, 1, "empty file (no content lines after the header)")
+    return table, fast
+
+
+def run_header(data: bytes) -> str | None:
+    """Line 1 of a run when it is a header (``qid Q0 docno rank score tag``): at least six
+    fields, the fourth and fifth (rank and score) not numbers; else None. Only line 1 can
+    be one: a score that is no number anywhere else stays an error, and so does a data
+    line 1 with a garbled score (its rank is a number). trec_eval reads a header as need
+    ``qid`` with score 0, a need no qrels has, which is as good as skipping it."""
+    first = bytes(data[: MAX_LINE_LENGTH + 1]).split(b"\n", 1)[0]
+    try:
+        text = first.decode("utf-8").strip(_WHITESPACE.decode())
+    except UnicodeDecodeError:
+        return None
+    fields = text.split()
+    if len(first) > MAX_LINE_LENGTH or len(fields) < _NCOLS[_RUN] or text.startswith("#"):
+        return None
+    if _NUMBER.fullmatch(fields[3]) or _NUMBER.fullmatch(fields[4]):
+        return None
+    return text
 
 
 class _Text:
@@ -317,12 +349,19 @@ class _Text:
     dropped once parsed and read again if an error has to be explained."""
 
     def __init__(
-        self, data: bytes, source: Source, name: str, fast: bool, max_bytes: int | None = None
+        self,
+        data: bytes,
+        source: Source,
+        name: str,
+        fast: bool,
+        max_bytes: int | None = None,
+        skip: int = 0,
     ) -> None:
         reloadable = isinstance(source, (str, os.PathLike)) and fast
         self._data = None if reloadable else data
         self._source, self._name, self.fast = source, name, fast
         self._max_bytes = max_bytes
+        self.skip = skip  # lines before the first row: a run's header
 
     @property
     def data(self) -> bytes:
@@ -332,4 +371,4 @@ class _Text:
 
     def line(self, row: int) -> int:
         """File line number of a table row."""
-        return row + 1 if self.fast else _line_of_row(self.data, row)
+        return row + 1 + self.skip if self.fast else _line_of_row(self.data, row, self.skip)

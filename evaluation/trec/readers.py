@@ -33,7 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.trec.columns import first_duplicate, string_hash, to_numpy
+from evaluation.trec.columns import first_duplicate, first_fields, string_hash, to_numpy
 from evaluation.trec.parsing import (
     _QRELS,
     _RUN,
@@ -43,13 +43,16 @@ from evaluation.trec.parsing import (
     _explain,
     _parse,
     _Text,
+    run_header,
 )
 from evaluation.trec.sources import PIECE, Decoded, Source, TrecFormatError, load
 
 __all__ = [
     "MAX_LINE_LENGTH",
     "Run",
+    "RunCheck",
     "TrecFormatError",
+    "check_run",
     "check_run_head",
     "read_qrels",
     "read_run",
@@ -146,18 +149,22 @@ def read_run(source: Source, name: str | None = None, max_bytes: int | None = No
     10,000 characters, fewer than six fields, a score that is not a number or
     not finite, a doc_id twice for one need, or content (decompressed) over
     ``max_bytes`` (None: no limit), refused while decompressing. Warns (``Run.warnings``) when
-    the lines carry more than one tag; the run's ``tag`` is the last line's.
+    the lines carry more than one tag; the run's ``tag`` is the last line's. Line 1 may
+    be a header (``qid Q0 docno rank score tag``: a score that is no number, on line 1
+    only, see :func:`~evaluation.trec.parsing.run_header`): it is skipped with a warning.
 
     >>> read_run(b"q1 Q0 d1 1 2.5 bm25\\n").frame.score.tolist()
     [2.5]
     """
     data, name = load(source, name, max_bytes)
-    table, fast = _parse(data, name, _RUN)
-    text = _Text(data, source, name, fast, max_bytes)
+    header = run_header(data)
+    skip = int(header is not None)
+    table, fast = _parse(data, name, _RUN, skip)
+    text = _Text(data, source, name, fast, max_bytes, skip)
     del data
     scores = to_numpy(table.column("c4"), np.float64)
-    if not np.isfinite(scores).all():
-        _explain(text.data, name, _RUN, must_fail=True)  # names the first nan or inf
+    if not np.isfinite(scores).all():  # names the first nan or inf
+        _explain(text.data, name, _RUN, must_fail=True, skip=skip)
     need = table.column("c0")
     need_codes = np.concatenate(
         [np.zeros(0, np.int32)] + [c.indices.to_numpy(zero_copy_only=False) for c in need.chunks]
@@ -178,7 +185,7 @@ def read_run(source: Source, name: str | None = None, max_bytes: int | None = No
         rank = to_numpy(pc.cast(table.column("c3"), pa.float64()), np.float64)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         rank = np.full(len(scores), np.nan)
-    warnings: list[str] = []
+    warnings = [] if header is None else [header_warning(name, header)]
     tags = table.column("c5")
     tag = str(tags[len(tags) - 1].as_py())
     # the dictionaries are unified, so one entry means one tag (the usual run)
@@ -206,6 +213,13 @@ def read_run(source: Source, name: str | None = None, max_bytes: int | None = No
     return Run(frame, tag, warnings, None if column is None else (column, doc_hash))
 
 
+def header_warning(name: str, header: str) -> str:
+    """``run.txt: line 1 looks like a header ('qid Q0 docno rank score tag'); skipped``."""
+    header = " ".join(header.split())
+    shown = header if len(header) <= 80 else header[:77] + "..."
+    return f"{name}: line 1 looks like a header ({shown!r}); skipped"
+
+
 # The head check holds at most this much: 1,000 content lines of the longest allowed
 # length fit; blank lines are kept as one byte each, and past HEAD_LINES lines of any
 # kind the head ends (a file that opens with 100,000 blank lines is read, not kept).
@@ -213,22 +227,41 @@ HEAD_BYTES = 16 << 20
 HEAD_LINES = 100_000
 
 
+@dataclass
+class RunCheck:
+    """What :func:`check_run` found in a run that passed: ``need_ids``, the first
+    field of every content line (None when only the head was read), and ``warnings``
+    (a header line), as :func:`read_run` will report them."""
+
+    need_ids: frozenset[str] | None
+    warnings: list[str] = field(default_factory=list)
+
+
 def check_run_head(
     source: Source, name: str | None = None, max_lines: int = 1000, max_bytes: int | None = None
 ) -> None:
+    """:func:`check_run`, for when only a refusal matters: returns None when it passes."""
+    check_run(source, name, max_lines, max_bytes)
+
+
+def check_run(
+    source: Source, name: str | None = None, max_lines: int = 1000, max_bytes: int | None = None
+) -> RunCheck:
     """Check the first ``max_lines`` content lines of a run (for an upload form).
 
     Raises :class:`TrecFormatError` with the line number of the first bad line
-    (same reasons as :func:`read_run`); returns None when the head looks fine.
+    (same reasons as :func:`read_run`); returns a :class:`RunCheck` when the head
+    looks fine (a header on line 1 is skipped with a warning, as ``read_run`` does).
     Only the head is kept (streamed, gzip included; at most ~16 MB, whatever the
     file), so this is cheap. With ``max_bytes``, the rest of the file is read
     through too, 1 MB at a time and nothing kept, to refuse content that expands
     past ``max_bytes`` and a gzip stream that is truncated, fails its CRC or has
-    garbage after its end: what :func:`read_run` would refuse later.
+    garbage after its end: what :func:`read_run` would refuse later; the need ids
+    are collected on the way (vectorised, a few ms per MB: :func:`first_fields`).
     """
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
-            return check_run_head(f, name or os.fspath(source), max_lines, max_bytes)
+            return check_run(f, name or os.fspath(source), max_lines, max_bytes)
     stream: BinaryIO = io.BytesIO(source) if isinstance(source, bytes) else source
     name = name or getattr(stream, "name", None) or "<stream>"
     if not isinstance(name, str):
@@ -239,16 +272,34 @@ def check_run_head(
     blank = not head.strip(_WHITESPACE + b"\n")
     if ended or not blank:
         _check_bytes(head, name)
-    _explain(head, name, _RUN)
-    if ended and not content:  # comment lines only: what read_run would say
-        raise TrecFormatError(name, 1, "empty file (no content lines)")
-    if max_bytes is not None and not ended:
+    header = run_header(head)
+    skip = int(header is not None)
+    _explain(head, name, _RUN, skip=skip)
+    if ended and content <= skip:  # comment lines (or a header) only: as read_run says
+        after = " after the header" if skip else ""
+        raise TrecFormatError(name, 1, f"empty file (no content lines{after})")
+    check = RunCheck(None, [] if header is None else [header_warning(name, header)])
+    body = head.split(b"\n", 1)[1] if skip and b"\n" in head else b"" if skip else head
+    if ended:
+        check.need_ids = _decoded(first_fields(body + b"\n"))
+    elif max_bytes is not None:
+        needs, carry = first_fields(body), b""
         piece = reader.read1(PIECE)  # what the head left in the buffer, then the rest
         while piece:  # Decoded counts and checks every byte
             blank = blank and piece.isspace()  # the same six bytes, 8x faster than strip
+            lines = carry + piece
+            end = lines.rfind(b"\n") + 1
+            needs |= first_fields(lines[:end])
+            carry = lines[end:][: MAX_LINE_LENGTH + 1]  # a longer line fails read_run
             piece = decoded.read(PIECE)
         if blank:  # more blank lines than the head keeps, and nothing else
             _check_bytes(head, name)
+        check.need_ids = _decoded(needs | first_fields(carry + b"\n"))
+    return check
+
+
+def _decoded(fields: set[bytes]) -> frozenset[str]:
+    return frozenset(f.decode("utf-8", "replace") for f in fields)
 
 
 def _read_head(reader: io.BufferedReader, max_lines: int) -> tuple[bytes, bool, int]:

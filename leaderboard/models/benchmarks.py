@@ -9,6 +9,7 @@ leaderboard. Imports within ``models`` only from ``submissions`` (run statuses).
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -46,6 +47,14 @@ class Benchmark(models.Model):
     )
     max_depth = models.PositiveIntegerField(
         default=1000, help_text="Only the first this many documents of each ranking count."
+    )
+    judged_threshold = models.FloatField(
+        "Judged@10 threshold",
+        default=0.5,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Runs with a smaller share of judged documents in their top 10 are flagged "
+        "on the leaderboard: the pool did not see their documents, so their scores are "
+        "underestimates. 0 flags none.",
     )
     is_open = models.BooleanField("open for submissions", default=True)
     daily_limit = models.PositiveIntegerField(

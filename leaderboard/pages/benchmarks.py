@@ -19,6 +19,8 @@ from leaderboard.models import Benchmark, InformationNeed
 from leaderboard.pages.boards import ALPHA, build_leaderboard, current_leaders, measure_label
 from leaderboard.pages.shortcuts import fmt, fmt_p, visible_benchmark
 
+JUDGED = "judged_10"  # Judged@10: the share of a run's top 10 the pool judged
+
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
@@ -65,6 +67,12 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "table_rows": _board_html(board),
         "needs": benchmark.current_judgments.num_needs if benchmark.current_judgments else 0,
         "stored_measures": benchmark.tested_measures(),
+        "judged_column": shows_judged(board),
+        "underjudged": [
+            row
+            for row in board.rows
+            if is_underjudged(row.summary.get(JUDGED), benchmark.judged_threshold)
+        ],
     }
     return render(request, "leaderboard/leaderboard.html", context)
 
@@ -73,6 +81,7 @@ def _board_html(board) -> SafeString:
     """The leaderboard's rows. Built here rather than in the template because a
     thousand runs through Django's template engine take ~100 ms; this takes ~5."""
     run_url = reverse("submission", args=[0])[:-2]
+    judged = shows_judged(board)
     pending = board.significance == "stored"
     out = []
     for row in board.rows:
@@ -85,6 +94,8 @@ def _board_html(board) -> SafeString:
                 f' <span class="badge hidden">{"hidden" if row.is_hidden else row.status}</span>'
             )
         cells = "".join(f'<td class="num">{fmt(row.summary.get(m), m)}</td>' for m in board.columns)
+        if judged:
+            cells += _judged_cell(row.summary.get(JUDGED), board.benchmark.judged_threshold)
         p = fmt_p(row.p_adjusted)
         if row.is_leader:
             sig = "#1"
@@ -110,6 +121,26 @@ def _board_html(board) -> SafeString:
             f'{row.created:%Y-%m-%d}</time></td>{cells}<td class="sig">{sig}</td></tr>'
         )
     return mark_safe("\n".join(out))
+
+
+def shows_judged(board) -> bool:
+    """The Judged@10 column: when a run has the value (scored since it is stored)."""
+    return any(JUDGED in row.summary for row in board.rows)
+
+
+def is_underjudged(value, threshold: float) -> bool:
+    return isinstance(value, int | float) and value == value and value < threshold
+
+
+def _judged_cell(value, threshold: float) -> str:
+    """Judged@10, with a badge in words when it is below the benchmark's threshold."""
+    if not is_underjudged(value, threshold):
+        return f'<td class="num judged">{fmt(value, JUDGED)}</td>'
+    return (
+        f'<td class="num judged low"><span class="badge underjudged" title="Judged@10 below '
+        f'{threshold:g}: scores are underestimates">few judged</span> {fmt(value, JUDGED)}'
+        '<a href="#judged-note" class="note-ref" aria-label="see the note on Judged@10">*</a></td>'
+    )
 
 
 def _run_options(rows) -> tuple[SafeString, SafeString]:

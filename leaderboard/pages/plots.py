@@ -149,7 +149,9 @@ def need_figure(ranks: np.ndarray, num_rel: int, need: str) -> SafeString:
     # Interpolated precision: at recall r, the best precision at any recall >= r.
     interpolated = np.maximum.accumulate(precision[::-1])[::-1] if len(precision) else precision
     d = [f"M{frame.x(0):.1f} {frame.y(interpolated[0] if len(interpolated) else 0):.1f}"]
-    for r, p_next in zip(recall, [*interpolated[1:], 0.0], strict=True):
+    # the next point's level, 0 after the last (no points: no steps, not one dangling 0)
+    following = [*interpolated[1:], 0.0] if len(interpolated) else []
+    for r, p_next in zip(recall, following, strict=True):
         d.append(f"H{frame.x(r):.1f}V{frame.y(p_next):.1f}")
     d.append(f"H{frame.x(1):.1f}")
     body.append(f'<path class="interp" d="{"".join(d)}"/>')

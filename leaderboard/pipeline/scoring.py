@@ -25,6 +25,7 @@ from django.utils import timezone
 from evaluation.measures import evaluate, relevant_ranks
 from evaluation.trec import TrecFormatError, read_qrels, read_run
 from leaderboard.models import Judgments, MeasureVector, Result, Submission
+from leaderboard.pipeline.coverage import coverage_warnings
 from leaderboard.pipeline.files import max_uncompressed_bytes
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     evaluation = evaluate(
         qrels,
         run,
+        measures=["official", "Judged@10"],  # Judged@10: the leaderboard's pool-coverage flag
         relevance_level=benchmark.relevance_level,
         max_depth=benchmark.max_depth,
         complete=True,
@@ -70,6 +72,9 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     ranks = relevant_ranks(evaluation.ranking)  # same flags: reuse the ordering
     per_need = per_need.reindex(judgments.need_ids) if judgments.need_ids else per_need
     num_rel = per_need["num_rel"].astype(np.int64)
+    covered = coverage_warnings(
+        display_name(submission), run.frame["need_id"].unique(), list(per_need.index)
+    )
     with transaction.atomic():
         result, _ = Result.objects.update_or_create(
             submission=submission,
@@ -100,7 +105,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
             finished=timezone.now(),
             judgments=judgments,
             failure_reason="",
-            warnings=list(evaluation.warnings) + list(run.warnings),
+            warnings=list(evaluation.warnings) + list(run.warnings) + covered,
             lease_until=None,
         )
         if updated:

@@ -9,8 +9,9 @@ from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from evaluation.trec import MAX_LINE_LENGTH, TrecFormatError, check_run_head
+from evaluation.trec import MAX_LINE_LENGTH, TrecFormatError, check_run, run_header
 from leaderboard.models import RUN_NAME_RE, Benchmark, Submission, run_name_validator
+from leaderboard.pipeline.coverage import none_answered
 from leaderboard.pipeline.files import max_uncompressed_bytes
 
 
@@ -19,7 +20,8 @@ def max_upload_bytes() -> int:
 
 
 def first_tag(upload: UploadedFile) -> str:
-    """The TREC tag (6th column) of the first non-blank line, if it makes a valid run name.
+    """The TREC tag (6th column) of the first non-blank line, if it makes a valid run name
+    (a header on line 1, ``qid Q0 docno rank score tag``, is not that line).
 
     Lines are read no longer than the engine allows one (the file has passed
     ``check_run_head``, but nothing here should hold more than a line).
@@ -28,10 +30,12 @@ def first_tag(upload: UploadedFile) -> str:
     stream = gzip.GzipFile(fileobj=upload) if upload.read(2) == b"\x1f\x8b" else upload
     upload.seek(0)
     try:
-        for _ in range(1000):
+        for number in range(1, 1001):
             line = stream.readline(MAX_LINE_LENGTH + 2)
             if not line:
                 break
+            if number == 1 and run_header(line) is not None:
+                continue
             fields = line.decode("utf-8", "replace").split()
             if fields:
                 tag = fields[5] if len(fields) >= 6 else ""
@@ -72,11 +76,17 @@ class SubmissionForm(forms.Form):
             # The whole file is streamed (1 MB at a time, nothing kept): a gzip bomb is
             # refused once it expands past the limit, a broken gzip stream here and not
             # in the worker.
-            check_run_head(upload, name=name, max_bytes=max_uncompressed_bytes())
+            check = check_run(upload, name=name, max_bytes=max_uncompressed_bytes())
         except TrecFormatError as error:
             raise forms.ValidationError(str(error)) from error
         finally:
             upload.seek(0)
+        # what the run will be scored against (none for a benchmark not saved yet)
+        judgments = self.benchmark.latest_judgments if self.benchmark.pk else None
+        judged = judgments.need_ids if judgments is not None else []
+        if judged and check.need_ids is not None and check.need_ids.isdisjoint(judged):
+            # every score would be 0: nothing to rank, and surely the wrong file
+            raise forms.ValidationError(none_answered(name, judged))
         return upload
 
     def clean(self) -> dict:

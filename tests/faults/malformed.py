@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 COLUMNS = "expected 6 columns (need_id Q0 doc_id rank score tag), got {}"
 NOT_A_NUMBER = ["abc", "1,5", "0x10", "1.2.3", "--1", "+-1", "1e", "e5", "\u0661\u0662", "1e5x"]
+# the library benchmark's judged needs: a run answering none of them is refused at upload
+NEEDS = ["atwood", "cs-foundations", "russian-novels", "stage-plays"]
 NOT_FINITE = ["nan", "NaN", "inf", "-inf", "Infinity", "1e999", "-1e400", "+nan"]
 
 
@@ -52,7 +54,7 @@ class _Writer:
             elif roll < 0.08:
                 self.lines.append("# a comment Q0 with six words here")
             else:
-                need = f"q{len(self.docs) // 50}"
+                need = NEEDS[len(self.docs) // 50 % len(NEEDS)]
                 doc = f"doc-{len(self.docs)}"
                 self.docs.append((need, doc, len(self.lines) + 1))
                 rank = len(self.docs)
