@@ -19,9 +19,15 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from evaluation.trec import TrecFormatError, read_needs, read_qrels
+from leaderboard.measure_fields import MeasureListField, catalog_column
 from leaderboard.models import ApiToken, Benchmark, InformationNeed, Judgments, Submission
 from leaderboard.pipeline.files import max_uncompressed_bytes
-from leaderboard.pipeline.loading import load_judgments, load_needs, rescore_benchmark
+from leaderboard.pipeline.loading import (
+    load_judgments,
+    load_needs,
+    queue_measure_tests,
+    rescore_benchmark,
+)
 from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
 
 
@@ -85,6 +91,19 @@ class OrganizerScoped:
 
 
 class BenchmarkForm(forms.ModelForm):
+    shown_measures = MeasureListField(
+        required=False,
+        widget=forms.TextInput(attrs={"size": 60}),
+        help_text="The leaderboard's columns besides the primary measure, separated by commas, "
+        "in either name system: nDCG@10, RR@10, P@10 or ndcg_cut_10, recip_rank_cut_10, P_10.",
+    )
+    significance_measures = MeasureListField(
+        label="Tested measures",
+        required=False,
+        widget=forms.TextInput(attrs={"size": 60}),
+        help_text="Measures every pair of runs is tested on besides the primary measure "
+        "(default AP). Changing them queues the missing tests at once.",
+    )
     needs_file = forms.FileField(
         required=False, help_text="TSV need_id<TAB>title[<TAB>description] or TREC topics; gzip ok."
     )
@@ -101,6 +120,9 @@ class BenchmarkForm(forms.ModelForm):
             "title",
             "description",
             "primary_measure",
+            "shown_measures",
+            "significance_measures",
+            "interpolation",
             "relevance_level",
             "max_depth",
             "is_open",
@@ -119,6 +141,30 @@ class BenchmarkForm(forms.ModelForm):
             self.add_error(field, str(error))
         finally:
             upload.seek(0)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["interpolation"].required = False
+
+    def _kept(self, field: str):
+        """The posted value, or the stored one (the default on a new benchmark) when the
+        field was not posted: forms posted before the field existed change nothing."""
+        value = self.cleaned_data.get(field)
+        if value is None or value == "":
+            return getattr(self.instance, field)
+        return value
+
+    def clean_shown_measures(self) -> list[str]:
+        return self._kept("shown_measures")
+
+    def clean_significance_measures(self) -> list[str]:
+        return self._kept("significance_measures")
+
+    def clean_interpolation(self) -> str:
+        return self._kept("interpolation")
+
+    def clean_primary_measure(self) -> str:
+        return catalog_column(self.cleaned_data["primary_measure"])
 
     def clean(self) -> dict:
         cleaned = super().clean()
@@ -188,6 +234,12 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
     def save_related(self, request, form, formsets, change) -> None:
         super().save_related(request, form, formsets, change)
         benchmark = form.instance
+        if change and "interpolation" in form.changed_data:
+            count = rescore_benchmark(benchmark)
+            self.message_user(request, f"Interpolation changed: {count} runs queued for rescoring.")
+        elif change and {"primary_measure", "significance_measures"} & set(form.changed_data):
+            rescored, compared = queue_measure_tests(benchmark)
+            self.message_user(request, f"Tests queued: {compared} runs; rescoring: {rescored}.")
         if "co_organizers" in form.cleaned_data:
             benchmark.organizers.set(form.cleaned_data["co_organizers"])
         if not request.user.is_superuser:

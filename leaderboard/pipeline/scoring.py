@@ -16,7 +16,7 @@ import pandas as pd
 from django.db import transaction
 from django.utils import timezone
 
-from evaluation.measures import evaluate, relevant_ranks
+from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.trec import TrecFormatError, read_qrels, read_run
 from leaderboard.models import Judgments, MeasureVector, Result, Submission
 from leaderboard.pipeline.files import max_uncompressed_bytes
@@ -53,12 +53,16 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     run = read_run(
         submission.file.path, name=display_name(submission), max_bytes=max_uncompressed_bytes()
     )
+    # Every measure of the catalog (and the benchmark's own cutoffs): the leaderboard
+    # ranks by any of them without rescoring.
     evaluation = evaluate(
         qrels,
         run,
+        stored_requests(benchmark.catalog_measures()),
         relevance_level=benchmark.relevance_level,
         max_depth=benchmark.max_depth,
         complete=True,
+        interpolation=benchmark.interpolation,
     )
     per_need = evaluation.per_need
     ranks = relevant_ranks(evaluation.ranking)  # same flags: reuse the ordering
