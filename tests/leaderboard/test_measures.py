@@ -370,3 +370,27 @@ def test_a_benchmark_ranked_by_ndcg_then_rr_end_to_end(
     assert "MRR@10" in significance and "not tested yet" not in significance
     compare = client.get(compare_url, {"measure": "recip_rank_cut_10"}).content.decode()
     assert "RR@10 over 4 needs" in compare
+
+
+def test_changing_the_interpolation_rescores_every_run(
+    client, participant, organizer, django_capture_on_commit_callbacks
+):
+    benchmark = _interpolation_benchmark("exact")
+    benchmark.organizers.add(organizer)
+    client.force_login(participant)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            f"/benchmarks/{benchmark.slug}/submit/",
+            {"file": SimpleUploadedFile("run.txt", RUN), "description": ""},
+        )
+    run = Submission.objects.get(benchmark=benchmark)
+    assert run.current_result().per_need_frame().loc["q1", "iprec_at_recall_0.70"] == 0.3
+    client.force_login(organizer)
+    data = benchmark_form(slug=benchmark.slug, title=benchmark.title, interpolation="trec_eval-9")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/admin/leaderboard/benchmark/{benchmark.pk}/change/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    run.refresh_from_db()
+    assert run.status == "scored"
+    value = run.current_result().per_need_frame().loc["q1", "iprec_at_recall_0.70"]
+    assert value == pytest.approx(2 / 3, abs=1e-12)
