@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import os
 
-from django import forms
 from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from evaluation.trec import TrecFormatError, read_needs, read_qrels
+from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm
 from leaderboard.models import ApiToken, Benchmark, InformationNeed, Judgments, Submission
-from leaderboard.pipeline.files import max_uncompressed_bytes
-from leaderboard.pipeline.loading import load_judgments, load_needs, rescore_benchmark
+from leaderboard.pipeline.loading import (
+    load_judgments,
+    load_needs,
+    queue_measure_tests,
+    rescore_benchmark,
+)
 from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
 
 
@@ -84,92 +86,6 @@ class OrganizerScoped:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
-class BenchmarkForm(forms.ModelForm):
-    needs_file = forms.FileField(
-        required=False, help_text="TSV need_id<TAB>title[<TAB>description] or TREC topics; gzip ok."
-    )
-    qrels_file = forms.FileField(
-        required=False,
-        help_text="need_id iteration doc_id relevance. Each upload is a new judgments version; "
-        "every run is rescored and the leaderboard switches when all are done.",
-    )
-
-    judged_threshold = forms.FloatField(
-        label="Judged@10 threshold",
-        required=False,  # left empty: the default
-        min_value=0.0,
-        max_value=1.0,
-        initial=Benchmark._meta.get_field("judged_threshold").default,
-        help_text=Benchmark._meta.get_field("judged_threshold").help_text,
-    )
-
-    class Meta:
-        model = Benchmark
-        fields = [
-            "slug",
-            "title",
-            "description",
-            "primary_measure",
-            "relevance_level",
-            "max_depth",
-            "judged_threshold",
-            "is_open",
-            "daily_limit",
-            "published",
-            "organizers",
-        ]
-
-    def _validate(self, field: str, reader) -> None:
-        upload = self.cleaned_data.get(field)
-        if not upload:
-            return
-        try:
-            reader(upload, name=os.path.basename(upload.name), max_bytes=max_uncompressed_bytes())
-        except TrecFormatError as error:
-            self.add_error(field, str(error))
-        finally:
-            upload.seek(0)
-
-    def clean_judged_threshold(self) -> float:
-        value = self.cleaned_data.get("judged_threshold")
-        return Benchmark._meta.get_field("judged_threshold").default if value is None else value
-
-    def clean(self) -> dict:
-        cleaned = super().clean()
-        self._validate("needs_file", read_needs)
-        self._validate("qrels_file", read_qrels)
-        return cleaned
-
-
-class OrganizerBenchmarkForm(BenchmarkForm):
-    """The benchmark form an organizer gets: co-organizers by exact username instead of a
-    list of every user of the site."""
-
-    co_organizers = forms.CharField(
-        required=False,
-        widget=forms.TextInput(attrs={"size": 60}),
-        help_text="Usernames of the benchmark's organizers, separated by commas or spaces, "
-        "spelt exactly. You stay one. They need staff status to use the admin.",
-    )
-
-    class Meta(BenchmarkForm.Meta):
-        fields = [name for name in BenchmarkForm.Meta.fields if name != "organizers"]
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        if self.instance.pk:
-            names = self.instance.organizers.order_by("username").values_list("username", flat=True)
-            self.fields["co_organizers"].initial = ", ".join(names)
-
-    def clean_co_organizers(self) -> list:
-        names = list(dict.fromkeys(self.cleaned_data["co_organizers"].replace(",", " ").split()))
-        users = list(get_user_model().objects.filter(username__in=names, is_active=True))
-        unknown = sorted(set(names) - {user.get_username() for user in users})
-        if unknown:
-            raise forms.ValidationError(f"No active user is named {', '.join(unknown)}.")
-        return users
-
-
 @admin.register(Benchmark)
 class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
     benchmark_path = "pk"
@@ -202,6 +118,12 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
     def save_related(self, request, form, formsets, change) -> None:
         super().save_related(request, form, formsets, change)
         benchmark = form.instance
+        if change and "interpolation" in form.changed_data:
+            count = rescore_benchmark(benchmark)
+            self.message_user(request, f"Interpolation changed: {count} runs queued for rescoring.")
+        elif change and {"primary_measure", "significance_measures"} & set(form.changed_data):
+            rescored, compared = queue_measure_tests(benchmark)
+            self.message_user(request, f"Tests queued: {compared} runs; rescoring: {rescored}.")
         if "co_organizers" in form.cleaned_data:
             benchmark.organizers.set(form.cleaned_data["co_organizers"])
         if not request.user.is_superuser:

@@ -24,7 +24,11 @@ def _errors(*codes: int) -> dict[str, Any]:
 
 
 ERRORS = {
-    400: ("BadRequest", "Invalid upload; `error` is the first reason (`file:line: reason`)."),
+    400: (
+        "BadRequest",
+        "Invalid upload (`error` is the first reason, `file:line: reason`) or unknown "
+        "measure (`details.suggestions`).",
+    ),
     401: ("Unauthorized", "Missing (where required), malformed, unknown or revoked token."),
     403: ("Forbidden", "The benchmark is closed for submissions."),
     404: ("NotFound", "No such benchmark, run or endpoint, or not visible to the caller."),
@@ -235,12 +239,14 @@ def openapi() -> dict[str, Any]:
                         "in": "query",
                         "required": False,
                         "schema": {"type": "string"},
-                        "description": "Rank by this measure (default: the primary one).",
+                        "description": "Rank by this measure (default: the primary one), "
+                        "in either name system (`nDCG@10` or `ndcg_cut_10`); an unknown name "
+                        "is a 400 whose `details.suggestions` lists close matches.",
                     },
                 ],
                 "responses": {
                     "200": _json("The benchmark with its leaderboard.", _ref("Leaderboard")),
-                    **_errors(401, 404, 405, 429),
+                    **_errors(400, 401, 404, 405, 429),
                 },
             }
         },

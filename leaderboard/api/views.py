@@ -40,10 +40,11 @@ from django.utils import timezone
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
+from evaluation.measures import UnknownMeasure
 from leaderboard.accounts.throttle import client_address, token_failed, token_wait
 from leaderboard.api import openapi
 from leaderboard.models import ApiToken, Benchmark, Result, Submission, utc_day_start
-from leaderboard.pages.boards import build_leaderboard
+from leaderboard.pages.boards import build_leaderboard, unknown_measure_message
 from leaderboard.pages.shortcuts import shown_result, visible_benchmark, visible_submission
 from leaderboard.uploads.forms import max_upload_bytes
 from leaderboard.uploads.views import receive_run
@@ -206,7 +207,12 @@ def benchmarks(request: HttpRequest) -> HttpResponse:
 def benchmark(request: HttpRequest, slug: str) -> HttpResponse:
     """The benchmark and its leaderboard, as the leaderboard page ranks it for the caller."""
     bench = visible_benchmark(request, slug)
-    board = build_leaderboard(bench, request.user, request.GET.get("measure"))
+    try:
+        board = build_leaderboard(bench, request.user, request.GET.get("measure"))
+    except UnknownMeasure as error:
+        raise ApiError(
+            400, unknown_measure_message(error), {"suggestions": error.suggestions}
+        ) from error
     runs = [
         {
             "rank": row.rank,

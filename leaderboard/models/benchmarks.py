@@ -14,10 +14,32 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from evaluation.measures import MODES, UnknownMeasure, resolve
 from leaderboard.models.submissions import Submission, safe_file_name
 
 # Measures whose per-need vectors are stored and tested for every pair, besides the primary.
 TESTED_MEASURES = ("map",)
+# The leaderboard's columns unless the organizer chooses others: the seed's measures and
+# the one modern benchmarks rank by.
+SHOWN_MEASURES = ("map", "P_5", "P_10", "recip_rank", "Rprec", "ndcg_cut_10")
+
+
+def default_shown_measures() -> list[str]:
+    return list(SHOWN_MEASURES)
+
+
+def default_tested_measures() -> list[str]:
+    return list(TESTED_MEASURES)
+
+
+def canonical_measure(name: str) -> str:
+    """The catalog column ``name`` stands for, in either name system (``nDCG@10`` and
+    ``ndcg_cut_10`` give ``ndcg_cut_10``); the name itself when the catalog does not know
+    it (rows stored before measures were checked keep working)."""
+    try:
+        return resolve(name).column
+    except UnknownMeasure:
+        return name
 
 
 class BenchmarkQuerySet(models.QuerySet):
@@ -41,7 +63,31 @@ class Benchmark(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
-    primary_measure = models.CharField(max_length=40, default="map")
+    primary_measure = models.CharField(
+        max_length=40,
+        default="map",
+        help_text="The measure runs are ranked by, in either name system (nDCG@10 or "
+        "ndcg_cut_10); stored as trec_eval's column name.",
+    )
+    shown_measures = models.JSONField(
+        default=default_shown_measures,
+        blank=True,
+        help_text="The leaderboard's columns besides the primary measure (every stored "
+        "measure can still be chosen to rank by).",
+    )
+    significance_measures = models.JSONField(
+        "tested measures",
+        default=default_tested_measures,
+        blank=True,
+        help_text="Measures every pair of runs is tested on, besides the primary measure.",
+    )
+    interpolation = models.CharField(
+        max_length=20,
+        choices=[(mode, mode) for mode in MODES],
+        default="exact",
+        help_text="How interpolated precision (iprec_at_recall, 11pt_avg) counts ranks: "
+        "exact fractions, or as trec_eval 9.0.8 or 10.0 does, to reproduce a paper's numbers.",
+    )
     relevance_level = models.IntegerField(
         default=1, help_text="A document is relevant when its judgment is at least this value."
     )
@@ -90,8 +136,25 @@ class Benchmark(models.Model):
         return self.judgments.order_by("-version").first()
 
     def tested_measures(self) -> list[str]:
-        """Measures the workers store per-need vectors for and test every pair on."""
-        return list(dict.fromkeys([self.primary_measure, *TESTED_MEASURES]))
+        """Measures the workers store per-need vectors for and test every pair on: the
+        primary one and the chosen ones (``map`` unless the organizer says otherwise)."""
+        chosen = self.significance_measures
+        if chosen is None:
+            chosen = TESTED_MEASURES
+        names = [self.primary_measure, *chosen]
+        return list(dict.fromkeys(canonical_measure(name) for name in names))
+
+    def catalog_measures(self) -> list[str]:
+        """Every measure the organizer named (primary, shown, tested) that the catalog knows,
+        as catalog columns: what scoring asks the engine for besides its defaults."""
+        names = [self.primary_measure, *(self.shown_measures or ()), *self.tested_measures()]
+        known = []
+        for name in names:
+            try:
+                known.append(resolve(name).column)
+            except UnknownMeasure:  # a legacy free-text name: nothing to compute
+                continue
+        return list(dict.fromkeys(known))
 
     def rescoring_in_progress(self) -> bool:
         latest = self.latest_judgments

@@ -15,9 +15,16 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
+from evaluation.measures import UnknownMeasure
 from leaderboard.models import Benchmark, InformationNeed
-from leaderboard.pages.boards import ALPHA, build_leaderboard, current_leaders, measure_label
-from leaderboard.pages.shortcuts import fmt, fmt_p, visible_benchmark
+from leaderboard.pages.boards import (
+    ALPHA,
+    build_leaderboard,
+    current_leaders,
+    measure_label,
+    unknown_measure_message,
+)
+from leaderboard.pages.shortcuts import Problem, fmt, fmt_p, problem_page, visible_benchmark
 
 JUDGED = "judged_10"  # Judged@10: the share of a run's top 10 the pool judged
 
@@ -55,7 +62,10 @@ def _need_counts(benchmarks: list[Benchmark]) -> dict[int, int]:
 @require_GET
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
-    board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+    try:
+        board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+    except UnknownMeasure as error:
+        return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
     context = {
         "benchmark": benchmark,
         "board": board,
@@ -66,7 +76,8 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "run_options": _run_options(board.rows),
         "table_rows": _board_html(board),
         "needs": benchmark.current_judgments.num_needs if benchmark.current_judgments else 0,
-        "stored_measures": benchmark.tested_measures(),
+        "stored_measures": [(m, measure_label(m)) for m in benchmark.tested_measures()],
+        "primary_label": measure_label(benchmark.primary_measure),
         "judged_column": shows_judged(board),
         "underjudged": [
             row

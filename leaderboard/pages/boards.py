@@ -11,13 +11,18 @@ Decisions, stated once:
   so nothing corrected is stored), alpha 0.05. A run whose corrected p is at least alpha
   is *statistically tied* with #1. A p that cannot be computed (identical scores on every
   need) counts as 1: no evidence of a difference.
-- Stored comparisons exist for the benchmark's primary measure and for ``map``; for any
-  other measure the tests are computed here when the board is small enough to do so in a
-  few milliseconds, and otherwise the caption says where to find them.
+- Stored comparisons exist for the benchmark's tested measures (its primary measure and
+  those the organizer chose, ``map`` by default); pairs not stored yet (still queued), and
+  any other measure, are tested here when the board is small enough to do so in a few
+  milliseconds; otherwise the page says the tests are pending or where to find them.
+- **Measures** are named in either system (``?measure=nDCG@10`` or ``ndcg_cut_10``) and
+  shown with the catalog's labels (``evaluation.measures.resolve``); an unknown name is an
+  error naming close matches, never a ranking by another measure.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +31,7 @@ import numpy as np
 import pandas as pd
 from django.db.models import F
 
+from evaluation.measures import CatalogEntry, UnknownMeasure, resolve
 from evaluation.significance import (
     adjust_p,
     compare_one_against_many,
@@ -35,15 +41,6 @@ from leaderboard.models import Benchmark, Comparison, Result, Submission
 ALPHA = 0.05
 PLACES = 4
 TOP_RUNS = 50
-# Measures of the seed chapter, in the order the table shows them, with readers' names.
-MEASURE_LABELS = {
-    "map": "MAP",
-    "P_5": "P@5",
-    "P_10": "P@10",
-    "recip_rank": "MRR",
-    "Rprec": "R-Prec",
-    "ndcg_cut_10": "nDCG@10",
-}
 # Per-need table of the run page: AP, P@5, P@10, RR, R-Prec, num_rel, num_rel_ret.
 NEED_COLUMNS = {
     "map": "AP",
@@ -58,19 +55,52 @@ CORRECTIONS = {"holm": "Holm", "bh": "Benjamini-Hochberg", "tukey": "Tukey HSD",
 # On-the-fly tests for a measure without stored comparisons up to this many cells.
 ON_THE_FLY_CELLS = 200_000
 ELEVEN = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
+# A mean over needs has the field's name for it: MAP, not AP; MRR@10, not RR@10.
+_MEAN_NAMES = {"AP": "MAP", "RR": "MRR"}
+
+
+@functools.lru_cache(maxsize=4096)
+def _entry(measure: str) -> CatalogEntry | None:
+    try:
+        return resolve(measure)
+    except UnknownMeasure:
+        return None
+
+
+def measure_column(name: str | None, default: str) -> str:
+    """The stored column a reader's ``?measure=`` names, in either name system
+    (``nDCG@10`` and ``ndcg_cut_10`` both give ``ndcg_cut_10``); ``default`` when none is
+    given. Raises ``UnknownMeasure`` (with ``.suggestions``) for a name the catalog does
+    not know: a page answers that with a problem page, never with another ranking."""
+    if name is None or not name.strip():
+        return default
+    return resolve(name).column
+
+
+def unknown_measure_message(error: UnknownMeasure) -> str:
+    hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
+    reason = f" ({error.reason})" if error.reason else ""
+    return f"There is no measure “{error.name}”{reason}.{hint}"
 
 
 def measure_label(measure: str) -> str:
-    return MEASURE_LABELS.get(measure, measure)
+    """The catalog's reader's label of a mean over needs (``MAP``, ``nDCG@10``, ``MRR@10``)."""
+    entry = _entry(measure)
+    if entry is None:
+        return measure
+    base, at, cut = entry.label.partition("@")
+    return _MEAN_NAMES.get(base, base) + at + cut
 
 
 def per_need_label(measure: str) -> str:
     """'AP' rather than 'MAP' where the value is one need's."""
-    return NEED_COLUMNS.get(measure, measure_label(measure))
+    entry = _entry(measure)
+    return NEED_COLUMNS.get(measure, entry.label if entry else measure)
 
 
 def is_count(measure: str) -> bool:
-    return measure.startswith("num_")
+    entry = _entry(measure)
+    return entry.is_count if entry else measure.startswith("num_")
 
 
 def competition_ranks(values: list[float | None]) -> list[int | None]:
@@ -135,6 +165,7 @@ class Board:
     columns: list[str]
     significance: str = "none"  # "stored", "computed", "unavailable", "none"
     family_size: int = 0
+    pending: int = 0  # ranked runs whose stored test against #1 is still queued
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -188,13 +219,12 @@ def build_leaderboard(benchmark: Benchmark, user, measure: str | None = None) ->
     """The ranked table for ``measure`` (the primary one by default), with significance
     marks against the leader. A constant number of queries whatever the number of runs.
     """
+    primary = benchmark.primary_measure
+    measure = measure_column(measure, primary)  # UnknownMeasure: the view's problem page
     rows = leaderboard_rows(benchmark, user)
     measures = sorted({name for row in rows for name in row.summary})
     notes = []
-    primary = benchmark.primary_measure
-    if measure is None or measure == "":
-        measure = primary
-    elif measure not in measures:
+    if measure != primary and measure not in measures:
         notes.append(f"No run has a value for “{measure}”; ranked by {measure_label(primary)}.")
         measure = primary
     for row in rows:
@@ -203,7 +233,8 @@ def build_leaderboard(benchmark: Benchmark, user, measure: str | None = None) ->
     rows.sort(key=lambda r: (r.value is None, -(r.value or 0.0), r.created, r.submission_id))
     for row, rank in zip(rows, competition_ranks([r.value for r in rows]), strict=True):
         row.rank = rank
-    columns = [m for m in MEASURE_LABELS if m in measures]
+    shown = [primary, *(benchmark.shown_measures or ())]
+    columns = [m for m in dict.fromkeys(shown) if m in measures]
     if measure not in columns:
         columns.append(measure)
     board = Board(benchmark, measure, rows, measures, columns, notes=notes)
@@ -233,6 +264,12 @@ def _mark_against_leader(board: Board) -> None:
                 as_b.values_list("submission_a_id", "t_p"), all=True
             )
         )
+        missing = [row for row in others if row.submission_id not in raw]
+        # Comparisons still queued (a new run, a measure just chosen for testing): tested
+        # here when that is cheap, so the table and the "tied" line never wait on them.
+        if missing and (len(missing) + 1) * max(leader.num_needs, 1) <= ON_THE_FLY_CELLS:
+            raw.update(_t_tests_against(leader, missing, board.measure))
+        board.pending = sum(row.submission_id not in raw for row in others)
     elif (len(others) + 1) * max(leader.num_needs, 1) <= ON_THE_FLY_CELLS:
         board.significance = "computed"
         raw = _t_tests_against(leader, others, board.measure)

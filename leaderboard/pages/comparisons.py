@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
+from evaluation.measures import UnknownMeasure
 from leaderboard.converters import IdConverter
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.pages import plots
@@ -24,8 +25,10 @@ from leaderboard.pages.boards import (
     CORRECTIONS,
     build_leaderboard,
     is_count,
+    measure_column,
     measure_label,
     per_need_label,
+    unknown_measure_message,
 )
 from leaderboard.pages.pairs import (
     eleven_point,
@@ -83,8 +86,11 @@ def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
     run_a, run_b, result_a, result_b = _pair(request, benchmark, a, b)
     frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
     common = [m for m in frame_a.columns if m in frame_b.columns]
-    measure = request.GET.get("measure") or "map"
     note = None
+    try:
+        measure = measure_column(request.GET.get("measure"), "map")
+    except UnknownMeasure as error:  # said on the page, above the comparison on AP
+        note, measure = f"{unknown_measure_message(error)} (showing AP)", "map"
     if measure not in common:
         note = f"No per-need values of “{measure}”; showing AP."
         measure = "map"
@@ -180,9 +186,13 @@ def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString
 def significance(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
     measures = benchmark.tested_measures()
-    measure = request.GET.get("measure") or benchmark.primary_measure
     correction = request.GET.get("correction") or "holm"
     notes = []
+    try:
+        measure = measure_column(request.GET.get("measure"), benchmark.primary_measure)
+    except UnknownMeasure as error:  # said on the page, above the matrix of the primary
+        notes.append(unknown_measure_message(error))
+        measure = benchmark.primary_measure
     if measure not in measures:
         notes.append(f"All pairs are tested on {', '.join(map(measure_label, measures))} only.")
         measure = benchmark.primary_measure

@@ -18,7 +18,8 @@ import json
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
-from leaderboard.pages.boards import build_leaderboard
+from evaluation.measures import UnknownMeasure
+from leaderboard.pages.boards import build_leaderboard, unknown_measure_message
 from leaderboard.pages.comparisons import comparison_context
 from leaderboard.pages.shortcuts import (
     Problem,
@@ -34,7 +35,10 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
     if fmt not in ("csv", "json"):
         raise Http404("Exports are leaderboard.csv and leaderboard.json.")
     benchmark = visible_benchmark(request, slug)
-    board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+    try:
+        board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+    except UnknownMeasure as error:
+        return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
     judgments = benchmark.current_judgments
     version = judgments.version if judgments else None
     base = {
@@ -42,6 +46,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         "title": benchmark.title,
         "primary_measure": benchmark.primary_measure,
         "ranked_by": board.measure,
+        "interpolation": benchmark.interpolation,
         "judgments_version": version,
         "num_needs": judgments.num_needs if judgments else 0,
     }

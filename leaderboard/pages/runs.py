@@ -34,7 +34,7 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     frame = result.per_need_frame()
     titles = dict(benchmark.needs.values_list("need_id", "title"))
     context.update(
-        summary=_summary_rows(result.summary),
+        summary=_summary_rows(result.summary, benchmark),
         per_need_heads=[(m, NEED_COLUMNS[m]) for m in NEED_COLUMNS if m in frame.columns],
         per_need_rows=_per_need_html(frame, titles),
         is_current=result.judgments_id == benchmark.current_judgments_id,
@@ -45,9 +45,11 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "leaderboard/submission.html", context)
 
 
-def _summary_rows(summary: dict) -> tuple[list, list, int]:
-    """The seed's measures first, then every other stored one; and how many in all."""
-    main = [(m, measure_label(m), fmt(summary[m], m)) for m in NEED_COLUMNS if m in summary]
+def _summary_rows(summary: dict, benchmark: Benchmark) -> tuple[list, list, int]:
+    """The benchmark's primary and shown measures, then the seed's, then every other
+    stored one; and how many in all."""
+    first = [benchmark.primary_measure, *(benchmark.shown_measures or ()), *NEED_COLUMNS]
+    main = [(m, measure_label(m), fmt(summary[m], m)) for m in dict.fromkeys(first) if m in summary]
     shown = {m for m, _, _ in main}
     rest = [(m, m, fmt(v, m)) for m, v in sorted(summary.items()) if m not in shown]
     return main, rest, len(summary)

@@ -26,6 +26,34 @@ def _clean(value):
     return None if np.isnan(value) else value
 
 
+def fill_vectors(benchmark, judgments: Judgments, measure: str) -> int:
+    """Store ``measure``'s vector for every result of ``judgments`` that lacks one, from
+    its ``per_need`` matrix (which holds every stored measure): a measure an organizer
+    starts testing needs no rescoring. Results scored before the measure was stored lack
+    the column and are skipped. Returns the number of vectors added."""
+    missing = (
+        Result.objects.filter(judgments=judgments, submission__benchmark=benchmark)
+        .exclude(vectors__measure=measure)
+        .only("pk", "per_need")
+    )
+    vectors = []
+    for result in missing.iterator(chunk_size=100):
+        frame = result.per_need_frame()
+        if measure in frame.columns:
+            values = (
+                frame[measure].reindex(judgments.need_ids) if judgments.need_ids else frame[measure]
+            )
+            vectors.append(
+                MeasureVector(
+                    result=result,
+                    measure=measure,
+                    values=values.to_numpy(dtype=np.float64).tobytes(),
+                )
+            )
+    MeasureVector.objects.bulk_create(vectors, ignore_conflicts=True)
+    return len(vectors)
+
+
 def compare(submission: Submission, judgments: Judgments) -> int:
     """Test ``submission`` against every other scored, visible run: only the new pairs.
 
@@ -40,6 +68,7 @@ def compare(submission: Submission, judgments: Judgments) -> int:
     mask = mine.per_need_frame()["num_rel"].to_numpy() > 0
     stored = 0
     for measure in benchmark.tested_measures():
+        fill_vectors(benchmark, judgments, measure)
         done = set(
             Comparison.objects.filter(judgments=judgments, measure=measure)
             .filter(Q(submission_a=submission) | Q(submission_b=submission))

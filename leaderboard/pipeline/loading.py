@@ -11,12 +11,13 @@ from typing import BinaryIO
 
 from django.core.files import File
 from django.db import transaction
+from django.db.models import F
 
 from evaluation.trec import read_needs, read_qrels
-from leaderboard.models import Benchmark, InformationNeed, Judgments
+from leaderboard.models import Benchmark, InformationNeed, Judgments, Result, Submission
 from leaderboard.models.submissions import keep_name
 from leaderboard.pipeline.files import chunks_of, max_uncompressed_bytes, sha256_of
-from leaderboard.pipeline.tasks import queue_rescore
+from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
 
 BATCH = 2000
 
@@ -95,3 +96,20 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
 def rescore_benchmark(benchmark: Benchmark) -> int:
     """Queue every live run of the benchmark for scoring against its latest judgments."""
     return len(queue_rescore(benchmark.submissions.all()))
+
+
+def queue_measure_tests(benchmark: Benchmark) -> tuple[int, int]:
+    """After the primary or tested measures changed: queue the missing comparisons of every
+    scored run at once (``compare`` fills the new measure's vectors from the stored
+    per-need matrices and tests only the pairs not stored yet). A run scored before the
+    measure was stored has no values for it and is rescored instead (its comparisons
+    follow). Returns (runs rescored, runs queued for comparison)."""
+    tested = benchmark.tested_measures()
+    runs = benchmark.submissions.live().filter(status=Submission.Status.SCORED)
+    summaries = Result.objects.filter(
+        submission__in=runs, judgments_id=F("submission__judgments_id")
+    ).values_list("submission_id", "summary")
+    lacking = [pk for pk, summary in summaries if any(m not in summary for m in tested)]
+    rescored = len(queue_rescore(runs.filter(pk__in=lacking))) if lacking else 0
+    compared = queue_comparisons(runs.exclude(pk__in=lacking).only("pk", "status", "judgments_id"))
+    return rescored, compared

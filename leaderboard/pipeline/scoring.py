@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
-from evaluation.measures import evaluate, relevant_ranks
+from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.trec import TrecFormatError, read_qrels, read_run
 from leaderboard.models import Judgments, MeasureVector, Result, Submission
 from leaderboard.pipeline.coverage import coverage_warnings
@@ -60,13 +60,16 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     run = read_run(
         submission.file.path, name=display_name(submission), max_bytes=max_uncompressed_bytes()
     )
+    # Every measure of the catalog (and the benchmark's own cutoffs): the leaderboard
+    # ranks by any of them without rescoring.
     evaluation = evaluate(
         qrels,
         run,
-        measures=["official", "Judged@10"],  # Judged@10: the leaderboard's pool-coverage flag
+        stored_requests(benchmark.catalog_measures()),
         relevance_level=benchmark.relevance_level,
         max_depth=benchmark.max_depth,
         complete=True,
+        interpolation=benchmark.interpolation,
     )
     per_need = evaluation.per_need
     ranks = relevant_ranks(evaluation.ranking)  # same flags: reuse the ordering

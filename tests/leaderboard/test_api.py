@@ -160,8 +160,10 @@ def test_benchmark_gives_the_leaderboard_with_every_summary_measure(client, demo
     assert set(board["measures"]) == set(stored)
     by_p10 = client.get("/api/benchmarks/library/?measure=P_10").json()["leaderboard"]
     assert by_p10["ranked_by"] == "P_10"
-    unknown = client.get("/api/benchmarks/library/?measure=nonsense").json()["leaderboard"]
-    assert unknown["ranked_by"] == "map" and unknown["notes"]
+    by_ndcg = client.get("/api/benchmarks/library/?measure=nDCG@10").json()["leaderboard"]
+    assert by_ndcg["ranked_by"] == "ndcg_cut_10"
+    unknown = error_of(client.get("/api/benchmarks/library/?measure=ndcg10"), 400)
+    assert "ndcg10" in unknown["error"] and "nDCG@10" in unknown["details"]["suggestions"]
     error_of(client.get("/api/benchmarks/no-such-benchmark/"), 404)
 
 

@@ -73,11 +73,23 @@ def test_leaderboard_by_another_measure(client, library):
     assert run_names(html) == ["system-A", "system-B"]  # A retrieves 18 relevant, B 17
 
 
-def test_unknown_measure_falls_back_with_a_message(client, library):
+def test_unknown_measure_is_a_problem_page_naming_close_matches(client, library):
+    # Issue 12: never another ranking in its place; the reader is told what exists.
     response = client.get(reverse("leaderboard", args=["library"]), {"measure": "<script>"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "There is no measure" in html and "&lt;script&gt;" in html and "<script>" not in html
+    response = client.get(reverse("leaderboard", args=["library"]), {"measure": "ndcg10"})
+    assert response.status_code == 400
+    assert "Did you mean nDCG@10" in response.content.decode()
+
+
+def test_a_catalog_measure_no_run_has_falls_back_with_a_message(client, library):
+    # RR@3 is in the catalog but not stored unless the benchmark names it.
+    response = client.get(reverse("leaderboard", args=["library"]), {"measure": "RR@3"})
     assert response.status_code == 200
     html = response.content.decode()
-    assert "No run has a value for" in html and "&lt;script&gt;" in html
+    assert "No run has a value for “recip_rank_cut_3”" in html
     assert run_names(html) == ["system-B", "system-A"]
 
 

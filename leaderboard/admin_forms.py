@@ -1,0 +1,192 @@
+"""The organizers' forms in the admin: a benchmark's settings, its measures from the
+engine's catalog, its needs and judgments files (checked by the engine before anything
+is stored), its co-organizers by exact username.
+
+Measure fields: either name system is accepted (``nDCG@10`` or ``ndcg_cut_10``, ``RR@10`` or
+``recip_rank_cut_10``) and stored as trec_eval's column name, the name the engine's
+output and every stored result use; an unknown name is a form error naming the close
+matches (``evaluation.measures.close_matches``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from evaluation.measures import UnknownMeasure, resolve
+from evaluation.trec import TrecFormatError, read_needs, read_qrels
+from leaderboard.models import Benchmark
+from leaderboard.pipeline.files import max_uncompressed_bytes
+
+
+def catalog_column(name: str) -> str:
+    """A catalog name in either system as its stored column, or a form error naming close
+    matches."""
+    try:
+        return resolve(name).column
+    except UnknownMeasure as error:
+        hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
+        reason = f" ({error.reason})" if error.reason else ""
+        raise forms.ValidationError(f"Unknown measure “{name}”{reason}.{hint}") from error
+
+
+class MeasureListField(forms.CharField):
+    """Measures separated by commas or spaces, either name system (``nDCG@10, RR@10,
+    P_10``); cleaned to the list of their catalog columns, repeats dropped; None when the
+    field was not posted at all (a script posting the older form keeps what is stored)."""
+
+    def prepare_value(self, value):
+        if isinstance(value, list | tuple):
+            return ", ".join(value)
+        return value
+
+    def has_changed(self, initial, data) -> bool:
+        if data is None:
+            return False
+        try:
+            return list(initial or []) != self.clean(data)
+        except forms.ValidationError:
+            return True
+
+    def clean(self, value) -> list[str] | None:
+        if value is None:  # not in the form's data at all: the form keeps what is stored
+            return None
+        text = super().clean(value) or ""
+        names = text.replace(",", " ").split()
+        errors, columns = [], []
+        for name in names:
+            try:
+                columns.append(catalog_column(name))
+            except forms.ValidationError as error:
+                errors.extend(error.messages)
+        if errors:
+            raise forms.ValidationError(errors)
+        return list(dict.fromkeys(columns))
+
+
+class BenchmarkForm(forms.ModelForm):
+    shown_measures = MeasureListField(
+        required=False,
+        widget=forms.TextInput(attrs={"size": 60}),
+        help_text="The leaderboard's columns besides the primary measure, separated by commas, "
+        "in either name system: nDCG@10, RR@10, P@10 or ndcg_cut_10, recip_rank_cut_10, P_10.",
+    )
+    significance_measures = MeasureListField(
+        label="Tested measures",
+        required=False,
+        widget=forms.TextInput(attrs={"size": 60}),
+        help_text="Measures every pair of runs is tested on besides the primary measure "
+        "(default AP). Changing them queues the missing tests at once.",
+    )
+    needs_file = forms.FileField(
+        required=False, help_text="TSV need_id<TAB>title[<TAB>description] or TREC topics; gzip ok."
+    )
+    qrels_file = forms.FileField(
+        required=False,
+        help_text="need_id iteration doc_id relevance. Each upload is a new judgments version; "
+        "every run is rescored and the leaderboard switches when all are done.",
+    )
+
+    judged_threshold = forms.FloatField(
+        label="Judged@10 threshold",
+        required=False,  # left empty: the default
+        min_value=0.0,
+        max_value=1.0,
+        initial=Benchmark._meta.get_field("judged_threshold").default,
+        help_text=Benchmark._meta.get_field("judged_threshold").help_text,
+    )
+
+    class Meta:
+        model = Benchmark
+        fields = [
+            "slug",
+            "title",
+            "description",
+            "primary_measure",
+            "shown_measures",
+            "significance_measures",
+            "interpolation",
+            "relevance_level",
+            "max_depth",
+            "judged_threshold",
+            "is_open",
+            "daily_limit",
+            "published",
+            "organizers",
+        ]
+
+    def _validate(self, field: str, reader) -> None:
+        upload = self.cleaned_data.get(field)
+        if not upload:
+            return
+        try:
+            reader(upload, name=os.path.basename(upload.name), max_bytes=max_uncompressed_bytes())
+        except TrecFormatError as error:
+            self.add_error(field, str(error))
+        finally:
+            upload.seek(0)
+
+    def clean_judged_threshold(self) -> float:
+        value = self.cleaned_data.get("judged_threshold")
+        return Benchmark._meta.get_field("judged_threshold").default if value is None else value
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["interpolation"].required = False
+
+    def _kept(self, field: str):
+        """The posted value, or the stored one (the default on a new benchmark) when the
+        field was not posted: forms posted before the field existed change nothing."""
+        value = self.cleaned_data.get(field)
+        if value is None or value == "":
+            return getattr(self.instance, field)
+        return value
+
+    def clean_shown_measures(self) -> list[str]:
+        return self._kept("shown_measures")
+
+    def clean_significance_measures(self) -> list[str]:
+        return self._kept("significance_measures")
+
+    def clean_interpolation(self) -> str:
+        return self._kept("interpolation")
+
+    def clean_primary_measure(self) -> str:
+        return catalog_column(self.cleaned_data["primary_measure"])
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        self._validate("needs_file", read_needs)
+        self._validate("qrels_file", read_qrels)
+        return cleaned
+
+
+class OrganizerBenchmarkForm(BenchmarkForm):
+    """The benchmark form an organizer gets: co-organizers by exact username instead of a
+    list of every user of the site."""
+
+    co_organizers = forms.CharField(
+        required=False,
+        widget=forms.TextInput(attrs={"size": 60}),
+        help_text="Usernames of the benchmark's organizers, separated by commas or spaces, "
+        "spelt exactly. You stay one. They need staff status to use the admin.",
+    )
+
+    class Meta(BenchmarkForm.Meta):
+        fields = [name for name in BenchmarkForm.Meta.fields if name != "organizers"]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            names = self.instance.organizers.order_by("username").values_list("username", flat=True)
+            self.fields["co_organizers"].initial = ", ".join(names)
+
+    def clean_co_organizers(self) -> list:
+        names = list(dict.fromkeys(self.cleaned_data["co_organizers"].replace(",", " ").split()))
+        users = list(get_user_model().objects.filter(username__in=names, is_active=True))
+        unknown = sorted(set(names) - {user.get_username() for user in users})
+        if unknown:
+            raise forms.ValidationError(f"No active user is named {', '.join(unknown)}.")
+        return users
