@@ -68,6 +68,17 @@ def openapi() -> dict[str, Any]:
             "title": string,
             "description": string,
             "primary_measure": string,
+            "shown_measures": {"type": "array", "items": string},
+            "tested_measures": {
+                "type": "array",
+                "items": string,
+                "description": "Measures every pair of runs is tested on (primary first).",
+            },
+            "interpolation": {
+                "type": "string",
+                "enum": ["exact", "trec_eval-9", "trec_eval-10"],
+                "description": "How iprec_at_recall and 11pt_avg are computed.",
+            },
             "open": {"type": "boolean", "description": "Open for submissions."},
             "daily_limit": {
                 "type": "integer",

@@ -136,6 +136,8 @@ def test_benchmarks_lists_what_the_caller_may_see(client, library, participant, 
     assert [b["slug"] for b in body["benchmarks"]] == ["library"]
     entry = body["benchmarks"][0]
     assert entry["primary_measure"] == "map" and entry["open"] is True
+    assert entry["interpolation"] == "exact" and entry["tested_measures"] == ["map"]
+    assert entry["shown_measures"][:2] == ["map", "P_5"]
     assert entry["judgments_version"] == 1 and entry["num_needs"] > 0
     assert entry["url"].endswith("/api/benchmarks/library/")
     assert entry["page"].endswith("/benchmarks/library/")
