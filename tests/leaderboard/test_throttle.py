@@ -198,20 +198,9 @@ def test_unknown_tokens_from_one_address_get_429_with_retry_after(
 
 
 def _redis_url() -> str:
-    from django.conf import settings
+    from tests.leaderboard.workers import redis_or_skip
 
-    from tests.leaderboard.workers import _skip
-
-    broker = settings.CELERY_BROKER_URL
-    if not broker.startswith("redis://"):
-        _skip("needs Redis: set CELERY_BROKER_URL=redis://...")
-    import redis
-
-    try:
-        redis.Redis.from_url(broker).ping()
-    except redis.RedisError as error:
-        _skip(f"Redis at {broker} does not answer: {error}")
-    return broker
+    return redis_or_skip()
 
 
 def test_with_redis_the_token_count_holds_across_processes(client, participant, settings):

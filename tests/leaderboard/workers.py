@@ -33,6 +33,11 @@ def _skip(reason: str) -> None:
 def broker_or_skip() -> str:
     if connection.vendor != "postgresql":
         _skip("needs PostgreSQL: a worker process cannot see SQLite's in-memory test database")
+    return redis_or_skip()
+
+
+def redis_or_skip() -> str:
+    """The Redis URL of CELERY_BROKER_URL once it answers; skip (fail in CI) otherwise."""
     broker = settings.CELERY_BROKER_URL
     if not broker.startswith("redis://"):
         _skip("needs Redis: set CELERY_BROKER_URL=redis://... (make test does when Redis answers)")
