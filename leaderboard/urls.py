@@ -32,7 +32,10 @@ urlpatterns = [
     path("submissions/<id:pk>/edit/", owners.edit_run, name="run_edit"),
     path("submissions/<id:pk>/hide/", owners.confirm_action, {"action": "hide"}, name="run_hide"),
     path(
-        "submissions/<id:pk>/unhide/", owners.confirm_action, {"action": "unhide"}, name="run_unhide"
+        "submissions/<id:pk>/unhide/",
+        owners.confirm_action,
+        {"action": "unhide"},
+        name="run_unhide",
     ),
     path(
         "submissions/<id:pk>/withdraw/",

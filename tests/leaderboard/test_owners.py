@@ -267,9 +267,10 @@ def test_a_withdrawn_run_leaves_every_board_export_and_family(
     client, runs, participant, other_participant
 ):
     a, b, c = runs
-    stored = Comparison.objects.filter(submission_a=a).count() + Comparison.objects.filter(
-        submission_b=a
-    ).count()
+    stored = (
+        Comparison.objects.filter(submission_a=a).count()
+        + Comparison.objects.filter(submission_b=a).count()
+    )
     assert stored > 0
     client.force_login(participant)
     response = client.post(urls(a)["withdraw"], {"confirm": "on"})
@@ -279,9 +280,11 @@ def test_a_withdrawn_run_leaves_every_board_export_and_family(
     # the record is kept: the owner's run page, the stored comparisons
     page = client.get(a.get_absolute_url())
     assert page.status_code == 200 and "kept for the record" in page.content.decode()
-    assert Comparison.objects.filter(submission_a=a).count() + Comparison.objects.filter(
-        submission_b=a
-    ).count() == stored
+    assert (
+        Comparison.objects.filter(submission_a=a).count()
+        + Comparison.objects.filter(submission_b=a).count()
+        == stored
+    )
     # off the board, for its owner too, and out of the family against #1
     for user in (participant, other_participant, None):
         if user is None:
@@ -326,7 +329,10 @@ def test_withdrawing_does_not_give_back_a_submission_of_the_day(
     with django_capture_on_commit_callbacks(execute=True):
         third = client.post(
             "/benchmarks/library/submit/",
-            {"file": SimpleUploadedFile("d.txt", RUN_B.replace(b"system-B", b"d")), "run_name": "d"},
+            {
+                "file": SimpleUploadedFile("d.txt", RUN_B.replace(b"system-B", b"d")),
+                "run_name": "d",
+            },
         )
     assert third.status_code == 302
     fourth = client.post(
@@ -376,9 +382,7 @@ def test_withdrawing_the_last_run_not_rescored_lets_new_judgments_in(
 # --- Warnings from scoring --------------------------------------------------------------
 
 
-def test_warnings_are_counted_in_my_runs_and_listed_on_the_run_page(
-    client, upload, participant
-):
+def test_warnings_are_counted_in_my_runs_and_listed_on_the_run_page(client, upload, participant):
     run = upload(participant, RUN_A + UNJUDGED.replace(b"system-W", b"system-A"), "warned")
     assert run.status == "scored" and WARNED in run.warnings
     client.force_login(participant)
@@ -391,3 +395,16 @@ def test_warnings_are_counted_in_my_runs_and_listed_on_the_run_page(
     assert 'id="warnings"' in page and "They are not errors." in page
     assert f"<li>{WARNED}</li>" in page
     assert f'<span class="badge warn-count">{count}</span>' in page
+
+
+def test_each_warning_is_listed_once(client, upload, participant):
+    """A run with two tags: the reader's warning is in both the run's and the
+    evaluation's lists; it is stored, and shown, once."""
+    lines = RUN_A.splitlines(True)
+    lines[0] = lines[0].replace(b"system-A", b"other-tag")
+    run = upload(participant, b"".join(lines), "two-tags")
+    tagged = [w for w in run.warnings if "2 different tags" in w]
+    assert len(tagged) == 1, run.warnings
+    client.force_login(participant)
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert page.count("2 different tags in the run") == 1
