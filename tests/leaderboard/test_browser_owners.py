@@ -90,6 +90,11 @@ def test_owner_journey(transactional_db, live_server, library, participant, brow
         "https://example.org/paper.pdf"
     )
     assert public_runs(browser, base) == ["warned-run"]
+    page.goto(f"{base}/benchmarks/library/")  # the link, small, after the run's name
+    paper = page.locator("#board .run-links a", has_text="paper")
+    assert paper.get_attribute("href") == "https://example.org/paper.pdf"
+    page.screenshot(path=str(ARTIFACTS / "owner-board-links.png"), full_page=True)
+    page.goto(f"{base}/submissions/{run.pk}/")
 
     # Hide, then show again: each after its confirmation page.
     page.get_by_role("link", name="Hide from the public").click()
