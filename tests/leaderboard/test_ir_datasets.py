@@ -8,6 +8,7 @@ from pathlib import Path
 
 import ir_datasets
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import TrecQrels, TrecQueries, TsvQueries
@@ -167,4 +168,16 @@ def test_the_admin_names_a_bad_id_on_the_form(client, organizer):
     )
     assert response.status_code == 200
     assert "ir_datasets has no dataset" in response.content.decode()
+    assert not Benchmark.objects.filter(slug="robust").exists()
+
+
+def test_the_admin_takes_an_id_or_files_not_both(client, organizer, offline_dataset):
+    client.force_login(organizer)
+    data = benchmark_form(
+        ir_datasets_id=offline_dataset,
+        qrels_file=SimpleUploadedFile("qrels.txt", (DEMO / "qrels.txt").read_bytes()),
+    )
+    response = client.post("/admin/leaderboard/benchmark/add/", data)
+    assert response.status_code == 200
+    assert "Give either an ir_datasets id or files, not both." in response.content.decode()
     assert not Benchmark.objects.filter(slug="robust").exists()
