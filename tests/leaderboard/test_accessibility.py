@@ -271,6 +271,10 @@ def test_invalid_forms_mark_and_describe_their_fields(
     page.fill("#id_password2", "a-different-one-2")
     submitted(page, "Create account")
     check("signup", ["id_password2"])
+    # static/js/forms.js: focus on the summary, and its link focuses the field it names.
+    assert page.evaluate("() => document.activeElement.classList.contains('error-summary')")
+    page.get_by_role("link", name="Password confirmation").click()
+    assert page.evaluate("() => document.activeElement.id") == "id_password2"
     assert "id_password2_helptext" in page.locator("#id_password2").get_attribute(
         "aria-describedby"
     )
