@@ -12,31 +12,46 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from django.contrib.auth.tokens import default_token_generator
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
 
 @dataclass
 class Site:
     """What the pages are about: the library benchmark, its two runs (the logged-in
-    participant owns both), one API token, and a valid password-reset link."""
+    participant owns both), one API token, and the participant (for a password-reset link,
+    made when the page is visited: logging in changes last_login, which voids older ones)."""
 
     slug: str
     run_a: int
     run_b: int
     token: int
-    reset_uid: str
-    reset_token: str
+    user: object
+
+    @property
+    def reset_uid(self) -> str:
+        return urlsafe_base64_encode(force_bytes(self.user.pk))
+
+    @property
+    def reset_token(self) -> str:
+        self.user.refresh_from_db()
+        return default_token_generator.make_token(self.user)
 
 
 @dataclass(frozen=True)
 class Page:
     path: Callable[[Site], str]
     login: bool = False
+    heading: str | None = None  # the <h1>, where the page could show another one
 
 
-def url(name: str, *args: Callable[[Site], object], login: bool = False) -> Page:
+def url(
+    name: str, *args: Callable[[Site], object], login: bool = False, heading: str | None = None
+) -> Page:
     """A page reached by reversing ``name`` with arguments taken from the Site."""
-    return Page(lambda site: reverse(name, args=[arg(site) for arg in args]), login)
+    return Page(lambda site: reverse(name, args=[arg(site) for arg in args]), login, heading)
 
 
 def slug(site: Site) -> str:
@@ -62,7 +77,10 @@ PAGES: dict[str, Page] = {
     "password_reset_done": url("password_reset_done"),
     # Django answers the emailed link with a redirect to .../set-password/ and its form.
     "password_reset_confirm": url(
-        "password_reset_confirm", lambda s: s.reset_uid, lambda s: s.reset_token
+        "password_reset_confirm",
+        lambda s: s.reset_uid,
+        lambda s: s.reset_token,
+        heading="Set a new password",
     ),
     "password_reset_complete": url("password_reset_complete"),
 }

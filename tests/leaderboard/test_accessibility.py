@@ -17,10 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.tokens import default_token_generator
 from django.test import Client
-from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_encode
 
 from leaderboard.models import ApiToken
 from tests.leaderboard import site_pages
@@ -83,12 +80,7 @@ def site(library, demo_user) -> site_pages.Site:
     runs = sorted(library.submissions.values_list("pk", flat=True))
     token, _ = ApiToken.issue(demo_user, "laptop")
     return site_pages.Site(
-        slug=library.slug,
-        run_a=runs[0],
-        run_b=runs[1],
-        token=token.pk,
-        reset_uid=urlsafe_base64_encode(force_bytes(demo_user.pk)),
-        reset_token=default_token_generator.make_token(demo_user),
+        slug=library.slug, run_a=runs[0], run_b=runs[1], token=token.pk, user=demo_user
     )
 
 
@@ -176,6 +168,8 @@ def test_every_page_passes_axe(
             context.clear_cookies()
         status = visit(page, live_server.url + spec.path(site))
         assert status in (200, 400), (name, status, page.url)
+        if spec.heading:
+            assert page.locator("h1").inner_text() == spec.heading, name
         check(name, status)
     context.clear_cookies()
     checked = []
