@@ -142,6 +142,8 @@ class Row:
     p_raw: float | None = None
     p_adjusted: float | None = None
     is_leader: bool = False
+    paper_url: str = ""
+    code_url: str = ""
 
     @property
     def tied_with_leader(self) -> bool:
@@ -190,6 +192,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         "submission__is_baseline",
         "submission__is_hidden",
         "submission__status",
+        "submission__paper_url",
+        "submission__code_url",
     )
     return [
         Row(
@@ -203,6 +207,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
             status=v["submission__status"],
             summary=v["summary"] or {},
             num_needs=v["num_needs"],
+            paper_url=v["submission__paper_url"],
+            code_url=v["submission__code_url"],
         )
         for v in values
     ]
