@@ -20,13 +20,14 @@ from django.utils.http import urlsafe_base64_encode
 
 @dataclass
 class Site:
-    """What the pages are about: the library benchmark, its two runs (the logged-in
-    participant owns both), one API token, and the participant (for a password-reset link,
+    """What the pages are about: the library benchmark, its two runs and a hidden third
+    (the logged-in participant owns all three), one API token, and the participant (for a password-reset link,
     made when the page is visited: logging in changes last_login, which voids older ones)."""
 
     slug: str
     run_a: int
     run_b: int
+    run_hidden: int
     token: int
     user: object
 
@@ -66,6 +67,10 @@ PAGES: dict[str, Page] = {
     "compare": url("compare", slug, lambda s: s.run_a, lambda s: s.run_b),
     "significance": url("significance", slug),
     "submission": url("submission", lambda s: s.run_a),
+    "run_edit": url("run_edit", lambda s: s.run_a, login=True),
+    "run_hide": url("run_hide", lambda s: s.run_a, login=True),
+    "run_unhide": url("run_unhide", lambda s: s.run_hidden, login=True),
+    "run_withdraw": url("run_withdraw", lambda s: s.run_a, login=True),
     "signup": url("signup"),
     "my_submissions": url("my_submissions", login=True),
     "api_tokens": url("api_tokens", login=True),

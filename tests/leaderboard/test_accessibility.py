@@ -78,9 +78,16 @@ def log_in(context, live_server, user) -> None:
 @pytest.fixture
 def site(library, demo_user) -> site_pages.Site:
     runs = sorted(library.submissions.values_list("pk", flat=True))
+    frame = library.submissions.get(pk=runs[0]).results.get().per_need_frame()
+    hidden = data.add_run(library, demo_user, "system-C", frame, is_hidden=True)
     token, _ = ApiToken.issue(demo_user, "laptop")
     return site_pages.Site(
-        slug=library.slug, run_a=runs[0], run_b=runs[1], token=token.pk, user=demo_user
+        slug=library.slug,
+        run_a=runs[0],
+        run_b=runs[1],
+        run_hidden=hidden.pk,
+        token=token.pk,
+        user=demo_user,
     )
 
 
@@ -239,7 +246,7 @@ def submitted(page, button: str) -> None:
 
 @browser_test
 def test_invalid_forms_mark_and_describe_their_fields(
-    transactional_db, live_server, browser, library, participant
+    transactional_db, live_server, browser, library, participant, demo_user
 ):
     context = browser.new_context()
     context.add_init_script(path=str(axe_script()))
@@ -295,4 +302,12 @@ def test_invalid_forms_mark_and_describe_their_fields(
     page.fill("#id_new_password2", "y")
     submitted(page, "Change password")
     check("password_change", ["id_old_password", "id_new_password2"])
+
+    # Withdrawing without ticking the box (the browser would not send it: unrequire it).
+    run = library.submissions.get(run_name="system-A")
+    log_in(context, live_server, demo_user)
+    visit(page, f"{live_server.url}/submissions/{run.pk}/withdraw/")
+    page.evaluate("() => { document.getElementById('id_confirm').required = false; }")
+    submitted(page, "Withdraw the run")
+    check("run_withdraw", ["id_confirm"])
     context.close()
