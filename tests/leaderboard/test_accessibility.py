@@ -212,8 +212,10 @@ def test_axe_reports_what_it_finds(transactional_db, live_server, browser):
 
 
 @browser_test
-def test_log_out_is_styled_as_a_link(transactional_db, live_server, browser, participant):
-    """button.link against button[type=submit]: the link style must win (issue #13)."""
+def test_link_and_danger_buttons_keep_their_style(
+    transactional_db, live_server, browser, participant
+):
+    """button.link and .danger against button[type=submit]: theirs must win (issue #13)."""
     context = browser.new_context()
     log_in(context, live_server, participant)
     page = context.new_page()
@@ -228,6 +230,14 @@ def test_log_out_is_styled_as_a_link(transactional_db, live_server, browser, par
     assert style["background"] == "rgba(0, 0, 0, 0)"
     assert style["line"] == "underline" and style["border"] == "0px"
     assert style["color"] == style["linkColor"]
+    # A danger button (revoking a token) is red, not the primary blue.
+    token, _ = ApiToken.issue(participant, "laptop")
+    visit(page, f"{live_server.url}/accounts/tokens/{token.pk}/revoke/")
+    danger = page.get_by_role("button", name="Revoke").evaluate(
+        """button => [getComputedStyle(button).backgroundColor,
+                      getComputedStyle(document.documentElement).getPropertyValue('--bad')]"""
+    )
+    assert danger == ["rgb(164, 48, 27)", "#a4301b"]
     context.close()
 
 
