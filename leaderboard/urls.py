@@ -47,6 +47,7 @@ urlpatterns = [
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/runs/", uploads.my_submissions, name="my_submissions"),
     path("accounts/tokens/", tokens.tokens, name="api_tokens"),
+    path("accounts/tokens/<id:pk>/revoke/", tokens.revoke, name="api_token_revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include("leaderboard.api.urls")),
     path("admin/", admin.site.urls),
