@@ -30,6 +30,7 @@ urlpatterns = [
     path("submissions/<id:pk>/status/", uploads.submission_status, name="submission_status"),
     path("submissions/<id:pk>/per-need.csv", exports.submission_csv, name="submission_csv"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/profile/", accounts.account, name="account"),
     path("accounts/runs/", uploads.my_submissions, name="my_submissions"),
     path("accounts/tokens/", tokens.tokens, name="api_tokens"),
     path("accounts/", include("django.contrib.auth.urls")),
