@@ -215,5 +215,5 @@ def _act(request: HttpRequest, action: str, profile: Profile, forms_: dict) -> s
         name = profile.team.name
         profile.leave_team()
         return f"You left {name}."
-    forms_["profile"].add_error(None, "Nothing to do: use one of the forms below.")
+    messages.error(request, "Nothing to do: use one of the forms below.")
     return ""
