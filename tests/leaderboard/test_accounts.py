@@ -215,3 +215,22 @@ def test_a_logged_in_visitor_on_sign_up_goes_to_a_safe_next(client, participant)
     assert (
         client.get("/accounts/signup/?next=https://evil.example/")["Location"] == "/accounts/runs/"
     )
+
+
+def test_names_and_teams_are_moderated_by_superusers_only(
+    client, participant, organizer, django_user_model
+):
+    team = Profile.of(participant).create_team("Rude Name")
+    client.force_login(organizer)  # staff, organizer of benchmarks: no one's account
+    assert client.get("/admin/leaderboard/team/").status_code == 403
+    assert client.get("/admin/leaderboard/profile/").status_code == 403
+    assert "/admin/leaderboard/team/" not in client.get("/admin/").content.decode()
+    root = django_user_model.objects.create_superuser("root", password="pw-root-123")
+    client.force_login(root)
+    assert "Rude Name" in client.get("/admin/leaderboard/team/").content.decode()
+    renamed = client.post(
+        f"/admin/leaderboard/team/{team.pk}/change/", {"name": "Fine Name", "join_code": "c" * 12}
+    )
+    assert renamed.status_code == 302
+    team.refresh_from_db()
+    assert (team.name, team.join_code) == ("Fine Name", "c" * 12)
