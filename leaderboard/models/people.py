@@ -147,7 +147,11 @@ class Profile(models.Model):
             self._move_to(None)
 
     def _move_to(self, team: Team | None) -> None:
+        """Inside a transaction: the old team's row is locked, so two last members
+        leaving at once cannot both miss the other's leaving and leave it empty."""
         old = self.team_id
+        if old is not None:
+            list(Team.objects.select_for_update().filter(pk=old))
         self.team = team
         self.save(update_fields=["team"])
         if old is not None and old != getattr(team, "pk", None):
