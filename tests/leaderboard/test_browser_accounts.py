@@ -82,6 +82,7 @@ def test_sign_up_from_a_next_page_upload_scored_named_and_mailed(
     # The account page (from the header): make a team, see its join code.
     page.get_by_role("link", name="Account").click()
     page.wait_for_url(re.compile(r"/accounts/profile/$"))
+    page.screenshot(path=str(ARTIFACTS / f"account-no-team-{size}.png"), full_page=True)
     page.fill("#id_team_name", "Analytical Engines")
     page.get_by_role("button", name="Make the team").click()
     page.wait_for_url(re.compile(r"/accounts/profile/$"))
