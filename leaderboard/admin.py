@@ -221,11 +221,20 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         "queued_at",
         "started",
         "finished",
+        "withdrawn_at",
         "attempts",
         "task_id",
         "judgments",
     ]
-    fields = ["run_name", "description", "is_baseline", "is_hidden", *readonly_fields]
+    fields = [
+        "run_name",
+        "description",
+        "paper_url",
+        "code_url",
+        "is_baseline",
+        "is_hidden",
+        *readonly_fields,
+    ]
     actions = ["mark_baseline", "unmark_baseline", "hide", "unhide", "withdraw", "rescore"]
     list_select_related = ["benchmark", "participant"]
 
@@ -256,7 +265,7 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
 
     @admin.action(description="Withdraw")
     def withdraw(self, request, queryset) -> None:
-        queryset.update(status=Submission.Status.WITHDRAWN)
+        queryset.withdraw()  # records withdrawn_at, as the owner's withdrawal does
 
     @admin.action(description="Rescore")
     def rescore(self, request, queryset) -> None:

@@ -107,6 +107,7 @@ def _board_html(board) -> SafeString:
             badges += (
                 f' <span class="badge hidden">{"hidden" if row.is_hidden else row.status}</span>'
             )
+        badges += _run_links(row)
         cells = "".join(f'<td class="num">{fmt(row.summary.get(m), m)}</td>' for m in board.columns)
         if judged:
             cells += _judged_cell(row.summary.get(JUDGED), board.benchmark.judged_threshold)
@@ -141,6 +142,17 @@ def _who(row) -> str:
     """The participant's display name (or username), and the team's name under it."""
     team = f' <span class="team">{escape(row.team)}</span>' if row.team else ""
     return f"{escape(row.participant)}{team}"
+
+
+def _run_links(row) -> str:
+    """The owner's paper and code links, small, after the run's name (http(s) only: the
+    model's validator)."""
+    links = [
+        f'<a href="{escape(url)}" rel="nofollow ugc noopener">{label}</a>'
+        for label, url in (("paper", row.paper_url), ("code", row.code_url))
+        if url
+    ]
+    return f' <span class="run-links">{" ".join(links)}</span>' if links else ""
 
 
 def shows_judged(board) -> bool:

@@ -15,11 +15,9 @@ Decisions, stated once:
   those the organizer chose, ``map`` by default); pairs not stored yet (still queued), and
   any other measure, are tested here when the board is small enough to do so in a few
   milliseconds; otherwise the page says the tests are pending or where to find them.
-- **Best run per team** (``best="team"``, the page's ``?best=team``): only each team's
-  best run by the ranking measure is kept (a participant in no team is a team of one),
-  then ranks and the tests against #1 are computed over the rows kept, as if the others
-  were not there: #1 is the best run overall, and the Holm family is "#1 vs. each other
-  team's best", so it is smaller than on the full board.
+- **Best run per team** (``?best=team``): each team's best run by the ranking measure
+  only (no team: a team of one); ranks and tests against #1 are over the rows kept: #1
+  is the best run overall, the Holm family "#1 vs. each other team's best".
 - **Measures** are named in either system (``?measure=nDCG@10`` or ``ndcg_cut_10``) and
   shown with the catalog's labels (``evaluation.measures.resolve``); an unknown name is an
   error naming close matches, never a ranking by another measure.
@@ -149,6 +147,8 @@ class Row:
     is_leader: bool = False
     team: str = ""
     group: str = ""  # "team:<id>", or "user:<id>" for a participant in no team
+    paper_url: str = ""
+    code_url: str = ""
 
     @property
     def tied_with_leader(self) -> bool:
@@ -203,6 +203,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         "submission__is_baseline",
         "submission__is_hidden",
         "submission__status",
+        "submission__paper_url",
+        "submission__code_url",
     )
     return [
         Row(
@@ -223,6 +225,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
                 if v["submission__participant__profile__team_id"]
                 else f"user:{v['submission__participant_id']}"
             ),
+            paper_url=v["submission__paper_url"],
+            code_url=v["submission__code_url"],
         )
         for v in values
     ]
@@ -272,13 +276,10 @@ def build_leaderboard(
 def best_per_group(rows: list[Row]) -> list[Row]:
     """The first row of each team (``Row.group``) from rows already sorted best first:
     each team's best run; for a team with no value on the measure, its earliest run."""
-    seen: set[str] = set()
-    kept = []
+    firsts: dict[str, Row] = {}
     for row in rows:
-        if row.group not in seen:
-            seen.add(row.group)
-            kept.append(row)
-    return kept
+        firsts.setdefault(row.group, row)
+    return list(firsts.values())  # dicts keep insertion order: still best first
 
 
 def _mark_against_leader(board: Board) -> None:

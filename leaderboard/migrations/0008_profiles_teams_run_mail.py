@@ -22,7 +22,7 @@ def runs_already_finished_are_not_mailed(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0006_benchmark_measures'),
+        ('leaderboard', '0007_submission_owner_links_withdrawn_at'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
