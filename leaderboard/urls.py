@@ -45,6 +45,7 @@ urlpatterns = [
     ),
     path("submissions/<id:pk>/per-need.csv", exports.submission_csv, name="submission_csv"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/profile/", accounts.account, name="account"),
     path("accounts/runs/", uploads.my_submissions, name="my_submissions"),
     path("accounts/tokens/", tokens.tokens, name="api_tokens"),
     path("accounts/tokens/<id:pk>/revoke/", tokens.revoke, name="api_token_revoke"),

@@ -15,7 +15,7 @@ from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
-from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.models import Benchmark, Profile, Result, Submission
 from leaderboard.pages import plots
 from leaderboard.pages.boards import NEED_COLUMNS, build_leaderboard, measure_label
 from leaderboard.pages.pairs import eleven_point
@@ -27,7 +27,8 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     run = visible_submission(request, pk)
     benchmark = run.benchmark
     result = shown_result(run)
-    context = {"run": run, "benchmark": benchmark, "result": result, "live": False}
+    author = Profile.find(run.participant)
+    context = {"run": run, "benchmark": benchmark, "result": result, "author": author}
     context["live"] = run.status in (Submission.Status.QUEUED, Submission.Status.RUNNING)
     context["is_owner"] = run.is_owned_by(request.user)  # edit, hide, withdraw links
     if result is None:
