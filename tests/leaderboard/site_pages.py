@@ -73,6 +73,7 @@ PAGES: dict[str, Page] = {
     "run_withdraw": url("run_withdraw", lambda s: s.run_a, login=True),
     "signup": url("signup"),
     "my_submissions": url("my_submissions", login=True),
+    "account": url("account", login=True),
     "api_tokens": url("api_tokens", login=True),
     "api_token_revoke": url("api_token_revoke", lambda s: s.token, login=True),
     "login": url("login"),

@@ -306,6 +306,11 @@ def test_invalid_forms_mark_and_describe_their_fields(
     submitted(page, "Create token")
     check("tokens", ["id_name"])
 
+    visit(page, f"{live_server.url}/accounts/profile/")
+    page.fill("#id_join_code", "NOT-A-CODE")
+    submitted(page, "Join")
+    check("account", ["id_join_code"])
+
     visit(page, f"{live_server.url}/accounts/password_change/")
     page.fill("#id_old_password", "wrong")
     page.fill("#id_new_password1", "x")
