@@ -8,10 +8,12 @@ them or have no scores yet, an unknown need) ends in a readable page, never an e
 from __future__ import annotations
 
 from html import escape
+from urllib.parse import urlencode
 
 import numpy as np
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
@@ -19,7 +21,7 @@ from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.pages import plots
 from leaderboard.pages.boards import NEED_COLUMNS, build_leaderboard, measure_label
 from leaderboard.pages.pairs import eleven_point
-from leaderboard.pages.shortcuts import fmt, shown_result, visible_submission
+from leaderboard.pages.shortcuts import fmt, shown_result, svg_response, visible_submission
 
 
 @require_GET
@@ -38,11 +40,38 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
         per_need_heads=[(m, NEED_COLUMNS[m]) for m in NEED_COLUMNS if m in frame.columns],
         per_need_rows=_per_need_html(frame, titles),
         is_current=result.judgments_id == benchmark.current_judgments_id,
-        eleven=plots.eleven_figure({run.run_name: eleven_point(result)}, "averaged over needs"),
+        eleven=_eleven(run, result),
         **_need_figure(request, result, titles),
         **_compare_links(request, benchmark, run),
     )
+    plot_url = reverse("submission_plot", args=[run.pk, "need"])
+    context["downloads"] = {
+        "need": f"{plot_url}?{urlencode({'need': context['need'] or '', 'download': 1})}",
+        "eleven": reverse("submission_plot", args=[run.pk, "eleven"]) + "?download=1",
+    }
     return render(request, "leaderboard/submission.html", context)
+
+
+@require_GET
+def submission_plot(request: HttpRequest, pk: int, name: str) -> HttpResponse:
+    """The run page's figure of a need (``?need=``) or its 11-point curve as an SVG file
+    (``?download=1``: as an attachment)."""
+    run = visible_submission(request, pk)
+    result = shown_result(run)
+    if name not in ("need", "eleven") or result is None:
+        raise Http404("A scored run's plots are need.svg and eleven.svg.")
+    if name == "eleven":
+        svg, what = _eleven(run, result), f"{run.run_name}-11-point"
+    else:
+        figure = _need_figure(request, result, {})
+        svg, what = figure["need_svg"], f"{run.run_name}-need-{figure['need']}"
+    if svg is None:
+        raise Http404("This run has no such plot.")
+    return svg_response(request, svg, what)
+
+
+def _eleven(run: Submission, result: Result) -> SafeString | None:
+    return plots.eleven_figure({run.run_name: eleven_point(result)}, "averaged over needs")
 
 
 def _summary_rows(summary: dict, benchmark: Benchmark) -> tuple[list, list, int]:
@@ -56,7 +85,8 @@ def _summary_rows(summary: dict, benchmark: Benchmark) -> tuple[list, list, int]
 
 
 def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
-    """Rows of the per-need table, built in one pass (7,000 needs in a few ms)."""
+    """Rows of the per-need table, built in one pass (7,000 needs in a few ms); each need
+    id links to the page's figure of that need."""
     columns = [m for m in NEED_COLUMNS if m in frame.columns]
     values = frame[columns].to_numpy() if columns else np.empty((len(frame), 0))
     out = []
@@ -66,7 +96,11 @@ def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
             for m, v in zip(columns, line, strict=True)
         )
         title = escape(titles.get(need, ""))
-        out.append(f'<tr><th scope="row">{escape(need)}</th><td>{title}</td>{cells}</tr>')
+        href = escape(f"?{urlencode({'need': need})}#need-figure")
+        out.append(
+            f'<tr><th scope="row"><a href="{href}">{escape(need)}</a></th><td>{title}</td>'
+            f"{cells}</tr>"
+        )
     return mark_safe("".join(out))
 
 

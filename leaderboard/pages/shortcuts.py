@@ -8,8 +8,10 @@ server error.
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
 
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.pages.boards import is_count
@@ -68,3 +70,17 @@ def shown_result(submission: Submission) -> Result | None:
         if result.judgments_id == current:
             return result
     return results[0] if results else None
+
+
+def svg_response(request: HttpRequest, svg: str, name: str) -> HttpResponse:
+    """A plot as an SVG file of its own (an XML declaration, then the same ``<svg>`` the
+    page embeds: it carries its fonts and colours); ``?download=1`` makes it an attachment
+    named after ``name`` (slugified, so a run name cannot break the header)."""
+    response = HttpResponse(
+        '<?xml version="1.0" encoding="UTF-8"?>\n' + svg,
+        content_type="image/svg+xml; charset=utf-8",
+    )
+    if request.GET.get("download"):
+        filename = f"{slugify(name) or 'plot'}.svg"
+        response["Content-Disposition"] = content_disposition_header(True, filename)
+    return response
