@@ -74,15 +74,19 @@ def difference_bars(
     n = len(diffs)
     bound = _nice_bound(float(np.abs(diffs).max()) if n else 1.0)
     frame = Frame(0, max(n, 1), -bound, bound)
-    hint = ", select a bar" if n <= BARS_UP_TO and link else ""
+    hint = ": select a bar" if n <= BARS_UP_TO and link else ""
     body = axes(
         frame,
-        f"Needs, sorted by difference ({n}){hint}",
+        f"Needs by difference ({n}){hint}",
         f"{measure}: {a} − {b}",
         x_ticks=[],
         y_ticks=ticks(-bound, bound, 4),
     )
     zero = frame.y(0)
+    body.append(
+        f'<line class="zero" stroke="{INK}" stroke-opacity="0.6" x1="{LEFT}" '
+        f'x2="{WIDTH - RIGHT}" y1="{zero:.1f}" y2="{zero:.1f}"/>'
+    )
     colours = {1: SERIES[0][0], -1: SERIES[1][0]}
     if n <= BARS_UP_TO:
         column = (WIDTH - LEFT - RIGHT) / max(n, 1)
@@ -128,10 +132,6 @@ def difference_bars(
                 f'<path class="bars" fill="{colours[sign]}" '
                 f'd="M{x0:.1f} {zero:.1f}{line}L{x1:.1f} {zero:.1f}Z"/>'
             )
-    body.append(
-        f'<line class="zero" stroke="{INK}" stroke-opacity="0.6" x1="{LEFT}" '
-        f'x2="{WIDTH - RIGHT}" y1="{zero:.1f}" y2="{zero:.1f}"/>'
-    )
     wins, losses = int((diffs > 0).sum()), int((diffs < 0).sum())
     return svg(
         f"Per-need difference in {measure}, {a} minus {b}",

@@ -130,7 +130,10 @@ def diagonal(frame: Frame, top: float = 1) -> str:
     )
 
 
-def _legend(names: Sequence[str], x: float, y: float = TOP + 18) -> list[str]:
+def _legend(names: Sequence[str]) -> list[str]:
+    """Series keys in the plot's bottom-left corner, which precision-recall curves (high
+    precision at low recall) leave free more often than any other."""
+    x, y = LEFT + 10, HEIGHT - BOTTOM - 10 - (len(names) - 1) * 18
     parts = ['<g class="legend">']
     for i, name in enumerate(names):
         colour, dash = SERIES[i % len(SERIES)]
@@ -259,7 +262,7 @@ def need_pair_figure(curves: dict[str, np.ndarray], num_rel: int, need: str) -> 
         legend.append(f"{clip(name, 12)}: AP {ap:.3f}")
         points = ", ".join(f"({r:.3f}, {p:.3f})" for r, p in zip(recall, precision, strict=True))
         descs.append(f"{name}: AP {ap:.3f}, points {points or 'none'}")
-    body += _legend(legend, x=WIDTH - RIGHT - 200)
+    body += _legend(legend)
     return svg(
         f"Precision-recall for need {need}: " + ", ".join(legend),
         f"R = {num_rel}. (Recall, precision) at each relevant document retrieved and the "
@@ -287,7 +290,7 @@ def eleven_point_figure(curves: dict[str, Sequence[float]], title: str) -> SafeS
             f'd="{_dots(frame, RECALL_LEVELS, values)}" stroke="{colour}"/>'
         )
         descs.append(f"{name}: " + ", ".join(f"{v:.3f}" for v in values))
-    body += _legend(list(curves), x=WIDTH - RIGHT - 190)
+    body += _legend(list(curves))
     return svg(
         title, "Interpolated precision at recall 0.0 to 1.0. " + "; ".join(descs), body, "eleven"
     )
