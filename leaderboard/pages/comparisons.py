@@ -39,11 +39,12 @@ from leaderboard.pages.pairs import (
     stats_for_pair,
 )
 from leaderboard.pages.shortcuts import (
+    PLOT_FORMATS,
     Problem,
     fmt,
     fmt_p,
+    plot_response,
     problem_page,
-    svg_response,
     visible_benchmark,
 )
 
@@ -166,7 +167,7 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
     ctx.update(
         rows=_comparison_html(scores, titles, measure, base),
         plots={name: comparison_plot(ctx, name, _need_link(base, measure)) for name in PLOTS},
-        downloads={name: _download_url(ctx, name) for name in PLOTS},
+        downloads={name: _download_urls(ctx, name) for name in PLOTS},
     )
     return render(request, "leaderboard/compare.html", ctx)
 
@@ -179,12 +180,16 @@ def _need_link(base: str, measure: str):
     return lambda need: f"{base}?{urlencode({'measure': measure, 'need': need})}#need-figure"
 
 
-def _download_url(ctx: dict, name: str) -> str:
-    url = reverse("compare_plot", args=[ctx["benchmark"].slug, ctx["a"].pk, ctx["b"].pk, name])
+def _download_urls(ctx: dict, name: str) -> dict[str, str]:
+    """The plot's file in each format: {"svg": url, "png": url}."""
+    args = [ctx["benchmark"].slug, ctx["a"].pk, ctx["b"].pk, name]
     query = {"measure": ctx["measure"], "download": 1}
     if name == "need" and ctx.get("need"):
         query["need"] = ctx["need"]
-    return f"{url}?{urlencode(query)}"
+    return {
+        fmt: f"{reverse('compare_plot', args=[*args, fmt])}?{urlencode(query)}"
+        for fmt in PLOT_FORMATS
+    }
 
 
 def _need_choice(request: HttpRequest, ctx: dict, titles: dict[str, str]) -> dict:
@@ -230,10 +235,12 @@ def comparison_plot(ctx: dict, name: str, link) -> SafeString | None:
 
 
 @require_GET
-def compare_plot(request: HttpRequest, slug: str, a: int, b: int, name: str) -> HttpResponse:
-    """One plot of the comparison as an SVG file (``?download=1``: as an attachment)."""
-    if name not in PLOTS:
-        raise Http404(f"The comparison's plots are {', '.join(PLOTS)}.")
+def compare_plot(
+    request: HttpRequest, slug: str, a: int, b: int, name: str, fmt: str
+) -> HttpResponse:
+    """One plot of the comparison as an SVG or PNG file (``?download=1``: an attachment)."""
+    if name not in PLOTS or fmt not in PLOT_FORMATS:
+        raise Http404(f"The comparison's plots are {', '.join(PLOTS)}, as .svg or .png.")
     try:
         ctx = comparison_context(request, slug, a, b)
     except Problem as problem:
@@ -247,7 +254,7 @@ def compare_plot(request: HttpRequest, slug: str, a: int, b: int, name: str) -> 
     what = f"{ctx['a'].run_name}-vs-{ctx['b'].run_name}-{name}-{ctx['measure']}"
     if name == "need":
         what += f"-{ctx['need']}"
-    return svg_response(request, svg, what)
+    return plot_response(request, svg, what, fmt)
 
 
 def _comparison_html(scores, titles: dict[str, str], measure: str, base: str) -> SafeString:

@@ -40,7 +40,12 @@ from django.utils.safestring import SafeString, mark_safe
 WIDTH, HEIGHT = 400, 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 12, 12, 46
 FONT_SIZE = 14  # view-box units; >= 12 px at a 390 px viewport (see the docstring)
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"
+# The last two named so that the PNG renderer (resvg, which resolves no generic family
+# through fontconfig) finds the fonts a Linux server has (the Docker image: DejaVu).
+FONT = (
+    "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, 'Liberation Sans', 'DejaVu Sans', "
+    "sans-serif"
+)
 RECALL_LEVELS = [round(i / 10, 1) for i in range(11)]
 # Series styles: colour and dash pattern, so curves differ without colour vision too.
 SERIES = [("#3a7bd5", ""), ("#d0601f", "6 4"), ("#33913f", "2 3"), ("#9060d0", "8 3 2 3")]

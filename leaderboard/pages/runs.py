@@ -21,7 +21,13 @@ from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.pages import plots
 from leaderboard.pages.boards import NEED_COLUMNS, build_leaderboard, measure_label
 from leaderboard.pages.pairs import eleven_point
-from leaderboard.pages.shortcuts import fmt, shown_result, svg_response, visible_submission
+from leaderboard.pages.shortcuts import (
+    PLOT_FORMATS,
+    fmt,
+    plot_response,
+    shown_result,
+    visible_submission,
+)
 
 
 @require_GET
@@ -44,22 +50,25 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
         **_need_figure(request, result, titles),
         **_compare_links(request, benchmark, run),
     )
-    plot_url = reverse("submission_plot", args=[run.pk, "need"])
+    need = urlencode({"need": context["need"] or "", "download": 1})
     context["downloads"] = {
-        "need": f"{plot_url}?{urlencode({'need': context['need'] or '', 'download': 1})}",
-        "eleven": reverse("submission_plot", args=[run.pk, "eleven"]) + "?download=1",
+        name: {
+            fmt: f"{reverse('submission_plot', args=[run.pk, name, fmt])}?{query}"
+            for fmt in PLOT_FORMATS
+        }
+        for name, query in (("need", need), ("eleven", "download=1"))
     }
     return render(request, "leaderboard/submission.html", context)
 
 
 @require_GET
-def submission_plot(request: HttpRequest, pk: int, name: str) -> HttpResponse:
-    """The run page's figure of a need (``?need=``) or its 11-point curve as an SVG file
-    (``?download=1``: as an attachment)."""
+def submission_plot(request: HttpRequest, pk: int, name: str, fmt: str) -> HttpResponse:
+    """The run page's figure of a need (``?need=``) or its 11-point curve as an SVG or PNG
+    file (``?download=1``: as an attachment)."""
     run = visible_submission(request, pk)
     result = shown_result(run)
-    if name not in ("need", "eleven") or result is None:
-        raise Http404("A scored run's plots are need.svg and eleven.svg.")
+    if name not in ("need", "eleven") or fmt not in PLOT_FORMATS or result is None:
+        raise Http404("A scored run's plots are need and eleven, as .svg or .png.")
     if name == "eleven":
         svg, what = _eleven(run, result), f"{run.run_name}-11-point"
     else:
@@ -67,7 +76,7 @@ def submission_plot(request: HttpRequest, pk: int, name: str) -> HttpResponse:
         svg, what = figure["need_svg"], f"{run.run_name}-need-{figure['need']}"
     if svg is None:
         raise Http404("This run has no such plot.")
-    return svg_response(request, svg, what)
+    return plot_response(request, svg, what, fmt)
 
 
 def _eleven(run: Submission, result: Result) -> SafeString | None:

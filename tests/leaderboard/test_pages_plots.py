@@ -6,15 +6,17 @@ The plots' sizes and colours in a real browser are in ``test_browser_plots.py``.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+import resvg_py
 from django.urls import reverse
 
 from leaderboard.models import Benchmark, Submission
 from leaderboard.pages.pair_plots import BARS_UP_TO, DOTS_UP_TO, difference_bars, scatter
-from leaderboard.pages.plots import FONT_SIZE
+from leaderboard.pages.plots import FONT_SIZE, need_figure
 from tests.leaderboard import test_pages_data as data
 
 library, demo_user, reader = data.library, data.demo_user, data.reader
@@ -147,7 +149,7 @@ def check_self_contained(text: str) -> ElementTree.Element:
 @pytest.mark.parametrize("name", ["bars", "scatter", "need", "eleven"])
 def test_comparison_plots_download_as_svg_files(client, library, name):
     a, b = runs()
-    url = reverse("compare_plot", args=["library", a.pk, b.pk, name])
+    url = reverse("compare_plot", args=["library", a.pk, b.pk, name, "svg"])
     response = client.get(url, {"measure": "P_10", "need": "atwood"})
     assert response.status_code == 200
     assert response["Content-Type"] == "image/svg+xml; charset=utf-8"
@@ -176,7 +178,7 @@ def test_comparison_plots_download_as_svg_files(client, library, name):
 @pytest.mark.parametrize("name", ["need", "eleven"])
 def test_run_plots_download_as_svg_files(client, library, name):
     a, _ = runs()
-    url = reverse("submission_plot", args=[a.pk, name])
+    url = reverse("submission_plot", args=[a.pk, name, "svg"])
     response = client.get(url, {"need": "cs-foundations", "download": "1"})
     assert response.status_code == 200
     assert response["Content-Type"] == "image/svg+xml; charset=utf-8"
@@ -191,15 +193,65 @@ def test_run_plots_download_as_svg_files(client, library, name):
 
 def test_plot_files_answer_bad_requests_with_404s(client, library):
     a, b = runs()
-    assert (
-        client.get(reverse("compare_plot", args=["library", a.pk, b.pk, "pie"])).status_code == 404
-    )
-    assert client.get(reverse("submission_plot", args=[a.pk, "pie"])).status_code == 404
-    assert (
-        client.get(reverse("compare_plot", args=["library", a.pk, a.pk, "bars"])).status_code == 400
-    )
+
+    def status(view: str, *args) -> int:
+        return client.get(reverse(view, args=args)).status_code
+
+    assert status("compare_plot", "library", a.pk, b.pk, "pie", "svg") == 404
+    assert status("compare_plot", "library", a.pk, b.pk, "bars", "gif") == 404
+    assert status("submission_plot", a.pk, "pie", "svg") == 404
+    assert status("submission_plot", a.pk, "need", "gif") == 404
+    assert status("compare_plot", "library", a.pk, a.pk, "bars", "svg") == 400
     Submission.objects.filter(pk=b.pk).update(is_hidden=True)
-    assert (
-        client.get(reverse("compare_plot", args=["library", a.pk, b.pk, "bars"])).status_code == 404
+    assert status("compare_plot", "library", a.pk, b.pk, "bars", "svg") == 404
+    assert status("submission_plot", b.pk, "need", "png") == 404
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@pytest.mark.parametrize("page", ["run", "compare"])
+def test_plots_download_as_png_with_their_text(client, library, page):
+    a, b = runs()
+    if page == "run":
+        url = reverse("submission_plot", args=[a.pk, "need", "png"])
+        svg_url = reverse("submission_plot", args=[a.pk, "need", "svg"])
+        expected = "system-a-need-cs-foundations.png"
+    else:
+        url = reverse("compare_plot", args=["library", a.pk, b.pk, "bars", "png"])
+        svg_url = reverse("compare_plot", args=["library", a.pk, b.pk, "bars", "svg"])
+        expected = "system-a-vs-system-b-bars-map.png"
+    response = client.get(url, {"need": "cs-foundations", "download": "1"})
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    assert response["Content-Disposition"] == f'attachment; filename="{expected}"'
+    assert png_size(response.content) == (2 * 400, 2 * 300)  # twice the view box
+    # The text is drawn (a machine without any font would draw none): the same SVG
+    # without its text elements gives another picture.
+    svg = client.get(svg_url, {"need": "cs-foundations"}).content.decode()
+    textless = re.sub(r"<text[^>]*>.*?</text>", "", svg.split("\n", 1)[1])
+    assert resvg_py.svg_to_bytes(svg_string=textless, background="#ffffff", zoom=2) != (
+        response.content
     )
-    assert client.get(reverse("submission_plot", args=[b.pk, "need"])).status_code == 404
+    html = client.get(
+        reverse("submission", args=[a.pk])
+        if page == "run"
+        else reverse("compare", args=["library", a.pk, b.pk])
+    ).content.decode()
+    assert f'href="{url}?' in html and ">Download PNG<" in html
+
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
+
+
+@pytest.mark.skipif(not DEJAVU.is_dir(), reason="needs Debian's fonts-dejavu-core")
+def test_png_text_needs_only_the_docker_images_font():
+    """The Docker image has DejaVu Sans only (fonts-dejavu-core): the plots name it, so
+    resvg draws their text with it (it maps no generic family through fontconfig)."""
+    svg = str(need_figure([1, 2, 6], 15, "cs-foundations"))
+    textless = re.sub(r"<text[^>]*>.*?</text>", "", svg)
+    only_dejavu = {"skip_system_fonts": True, "font_dirs": [str(DEJAVU)]}
+    assert resvg_py.svg_to_bytes(svg_string=svg, **only_dejavu) != resvg_py.svg_to_bytes(
+        svg_string=textless, **only_dejavu
+    )
