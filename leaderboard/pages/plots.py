@@ -1,7 +1,8 @@
 """Server-rendered SVG plots for the run and comparison pages.
 
 Every plot is a small, self-contained ``<svg role="img">`` with a ``<title>`` and a
-``<desc>`` (screen readers announce them), drawn in a 0..1 data space mapped onto a
+``<desc>`` (screen readers announce them; a plot whose needs are links is a
+``role="group"`` instead, since an image's children are hidden from them), drawn in a 0..1 data space mapped onto a
 fixed view box so that CSS can scale it to any screen. Large series (7,000 needs) are
 drawn as one ``<path>`` each instead of thousands of elements, which keeps a page of
 two such runs to a few hundred kilobytes and a few milliseconds to build.
@@ -76,9 +77,10 @@ def clip(text: str, most: int) -> str:
 def svg(title: str, desc: str, body: list[str], kind: str) -> SafeString:
     """The ``<svg>`` element; ``kind`` (``data-plot``) names the plot for tests and CSS."""
     uid = f"plot{next(_ids)}"
+    role = "group" if any(part.startswith("<a ") for part in body) else "img"
     return mark_safe(
         f'<svg class="plot" data-plot="{kind}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-labelledby="{uid}-t {uid}-d" '
+        f'width="{WIDTH}" height="{HEIGHT}" role="{role}" aria-labelledby="{uid}-t {uid}-d" '
         f'xmlns="http://www.w3.org/2000/svg" font-family="{FONT}" font-size="{FONT_SIZE}" '
         f'fill="{INK}">'
         f'<title id="{uid}-t">{escape(title)}</title><desc id="{uid}-d">{escape(desc)}</desc>'

@@ -69,7 +69,8 @@ def test_comparison_p_values_equal_scipys(client, library, stored):
     # The plots: bars, scatter, the need the runs differ most on (russian-novels, 0 vs 1),
     # both 11-point curves; each an accessible SVG.
     assert html.count('<svg class="plot"') == 4
-    assert html.count('role="img"') == 4
+    assert html.count('role="img"') == 2  # the bars and dots link needs: role="group"
+    assert html.count('role="group" aria-labelledby') == 2
     assert "Precision-recall for need russian-novels" in html
     assert "<title" in html
 
