@@ -114,7 +114,7 @@ def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
 
 
 def _need_figure(request: HttpRequest, result: Result, titles: dict[str, str]) -> dict:
-    ranks, num_rel = result.relevant_ranks()
+    num_rel = result.num_relevant()
     needs = sorted(num_rel)
     if not needs:
         return {"needs": [], "need": None, "need_svg": None}
@@ -124,12 +124,13 @@ def _need_figure(request: HttpRequest, result: Result, titles: dict[str, str]) -
         if chosen:
             note = f"No need “{chosen}” in this run's judgments; showing another."
         chosen = next((n for n in needs if num_rel[n] > 0), needs[0])
+    ranks, _ = result.need_ranks(chosen)
     return {
         "needs": [(n, titles.get(n, "")) for n in needs],
         "need": chosen,
         "need_title": titles.get(chosen, ""),
         "need_note": note,
-        "need_svg": plots.need_figure(ranks[chosen], num_rel[chosen], chosen),
+        "need_svg": plots.need_figure(ranks, num_rel[chosen], chosen),
     }
 
 

@@ -255,3 +255,15 @@ def test_png_text_needs_only_the_docker_images_font():
     assert resvg_py.svg_to_bytes(svg_string=svg, **only_dejavu) != resvg_py.svg_to_bytes(
         svg_string=textless, **only_dejavu
     )
+
+
+def test_one_needs_ranks_equal_the_grouped_ones(library):
+    """The pages read one need's ranks (``need_ranks``) instead of grouping every need."""
+    for run in runs():
+        result = run.results.get()
+        ranks, num_rel = result.relevant_ranks()
+        assert result.num_relevant() == num_rel and len(num_rel) == 4
+        for need in num_rel:
+            got, r = result.need_ranks(need)
+            assert r == num_rel[need] and got.tolist() == ranks[need].tolist()
+        assert result.need_ranks("no-such-need") is None
