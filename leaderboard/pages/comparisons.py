@@ -163,10 +163,11 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
         ],
         **_need_choice(request, ctx, titles),
     )
-    base = reverse("compare", args=[ctx["benchmark"].slug, ctx["a"].pk, ctx["b"].pk])
+    # Links on the page are relative to it ("?measure=map&need=401#need-figure"): a
+    # 7,000-row table of full paths would weigh 250 KB more.
     ctx.update(
-        rows=_comparison_html(scores, titles, measure, base),
-        plots={name: comparison_plot(ctx, name, _need_link(base, measure)) for name in PLOTS},
+        rows=_comparison_html(scores, titles, measure),
+        plots={name: comparison_plot(ctx, name, _need_link("", measure)) for name in PLOTS},
         downloads={name: _download_urls(ctx, name) for name in PLOTS},
     )
     return render(request, "leaderboard/compare.html", ctx)
@@ -257,14 +258,14 @@ def compare_plot(
     return plot_response(request, svg, what, fmt)
 
 
-def _comparison_html(scores, titles: dict[str, str], measure: str, base: str) -> SafeString:
+def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString:
     """Rows of the per-need table; the sorter reads the numbers from the cells' text.
     Each need id links to the comparison's figure of that need."""
     places = "{:.0f}" if is_count(measure) else "{:.4f}"
     a_text = [places.format(v) for v in scores["a"].tolist()]
     b_text = [places.format(v) for v in scores["b"].tolist()]
     diffs = scores["diff"].tolist()
-    link = _need_link(base, measure)
+    link = _need_link("", measure)
     out = []
     for need, a, b, d in zip(scores.index.tolist(), a_text, b_text, diffs, strict=True):
         css = "win" if d > 0 else "loss" if d < 0 else "tie"

@@ -103,6 +103,9 @@ def test_bars_dots_and_rows_open_the_need_figure_in_view(
 ):
     problems: list[str] = []
     page = browser.new_page(viewport=viewport)
+    # Instant scrolling (the site scrolls smoothly otherwise): where the page lands, not
+    # how it glides there, under a loaded machine's timing.
+    page.emulate_media(reduced_motion="reduce")
     watch(page, problems)
     where = urls(live_server)
     clicks = [

@@ -76,7 +76,7 @@ def test_run_page_links_each_need_to_its_figure(client, library):
 def test_comparison_bars_dots_and_rows_link_to_the_need_figure(client, library):
     a, b = runs()
     html = compare_html(client)
-    base = reverse("compare", args=["library", a.pk, b.pk])
+    base = ""  # relative to the page
     for kind in ("bars", "scatter"):
         links = re.findall(
             r'<a class="need" href="([^"]+)"><title>([^<]+)</title>', plot(html, kind)
