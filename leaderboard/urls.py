@@ -26,8 +26,18 @@ urlpatterns = [
         exports.compare_json,
         name="compare_json",
     ),
+    path(
+        "benchmarks/<slug:slug>/compare/<id:a>/<id:b>/plots/<str:name>.<str:fmt>",
+        comparisons.compare_plot,
+        name="compare_plot",
+    ),
     path("benchmarks/<slug:slug>/significance/", comparisons.significance, name="significance"),
     path("submissions/<id:pk>/", runs.submission, name="submission"),
+    path(
+        "submissions/<id:pk>/plots/<str:name>.<str:fmt>",
+        runs.submission_plot,
+        name="submission_plot",
+    ),
     path("submissions/<id:pk>/status/", uploads.submission_status, name="submission_status"),
     path("submissions/<id:pk>/edit/", owners.edit_run, name="run_edit"),
     path("submissions/<id:pk>/hide/", owners.confirm_action, {"action": "hide"}, name="run_hide"),
