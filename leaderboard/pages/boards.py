@@ -17,12 +17,16 @@ Decisions, stated once:
   milliseconds; otherwise the page says the tests are pending or where to find them.
 - **Measures** are named in either system (``?measure=nDCG@10`` or ``ndcg_cut_10``) and
   shown with the catalog's labels (``evaluation.measures.resolve``); an unknown name is an
-  error naming close matches, never a ranking by another measure.
+  error naming close matches, never a ranking by another measure. Counts (``num_ret``,
+  ``num_rel_ret`` ...) are shown as columns but not offered to rank by: asking to is an
+  error too (``NotRankable``). Menus list measures in the catalog's groups (precision,
+  recall, rank-based, graded ...), naturally sorted (P@5, P@10, P@100).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +36,7 @@ import pandas as pd
 from django.db.models import F
 
 from evaluation.measures import CatalogEntry, UnknownMeasure, resolve
+from evaluation.measures.catalog import GROUPS
 from evaluation.significance import (
     adjust_p,
     compare_one_against_many,
@@ -78,6 +83,11 @@ def measure_column(name: str | None, default: str) -> str:
 
 
 def unknown_measure_message(error: UnknownMeasure) -> str:
+    if isinstance(error, NotRankable):
+        return (
+            f"“{error.name}” is a count, shown as a column but not a score to rank runs by; "
+            f"rank by a measure such as {', '.join(error.suggestions)}."
+        )
     hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
     reason = f" ({error.reason})" if error.reason else ""
     return f"There is no measure “{error.name}”{reason}.{hint}"
@@ -101,6 +111,48 @@ def per_need_label(measure: str) -> str:
 def is_count(measure: str) -> bool:
     entry = _entry(measure)
     return entry.is_count if entry else measure.startswith("num_")
+
+
+class NotRankable(UnknownMeasure):
+    """A count measure asked for as a ranking (other than a benchmark's primary measure):
+    runs are not ranked by how much they return. An ``UnknownMeasure`` to every caller
+    (the pages, the exports and the API answer 400 with ``unknown_measure_message``)."""
+
+    def __init__(self, measure: str) -> None:
+        ValueError.__init__(self, f"{measure!r} is a count, not a score to rank runs by")
+        self.name, self.reason, self.suggestions = measure, "a count", ["MAP", "P@10", "nDCG@10"]
+
+
+def _natural_key(text: str) -> list:
+    """P@5 before P@10 before P@100: digit runs compare as numbers."""
+    return [
+        (0, float(part)) if re.fullmatch(r"\d+(?:\.\d+)?", part) else (1, part.lower())
+        for part in re.split(r"(\d+(?:\.\d+)?)", text)
+        if part
+    ]
+
+
+def measure_groups(
+    measures, rankable: bool = True, label=None
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """``measures`` (stored columns) as a menu's ``<optgroup>``s: (group, [(column,
+    label)]) in the catalog's group order, each naturally sorted by label. ``rankable``
+    leaves out the counts; names the catalog does not know come last, under "other"."""
+    label = label or measure_label
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for measure in dict.fromkeys(measures):
+        entry = _entry(measure)
+        if rankable and is_count(measure):
+            continue
+        groups.setdefault(entry.group if entry else "other", []).append(
+            (measure, label(measure))
+        )
+    order = [*GROUPS, "other"]
+    return [
+        (group, sorted(groups[group], key=lambda option: _natural_key(option[1])))
+        for group in order
+        if group in groups
+    ]
 
 
 def competition_ranks(values: list[float | None]) -> list[int | None]:
@@ -142,6 +194,8 @@ class Row:
     p_raw: float | None = None
     p_adjusted: float | None = None
     is_leader: bool = False
+    description: str = ""
+    participant_id: int | None = None
 
     @property
     def tied_with_leader(self) -> bool:
@@ -190,6 +244,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         "submission__is_baseline",
         "submission__is_hidden",
         "submission__status",
+        "submission__description",
+        "submission__participant_id",
     )
     return [
         Row(
@@ -203,6 +259,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
             status=v["submission__status"],
             summary=v["summary"] or {},
             num_needs=v["num_needs"],
+            description=v["submission__description"],
+            participant_id=v["submission__participant_id"],
         )
         for v in values
     ]
@@ -220,7 +278,10 @@ def build_leaderboard(benchmark: Benchmark, user, measure: str | None = None) ->
     marks against the leader. A constant number of queries whatever the number of runs.
     """
     primary = benchmark.primary_measure
+    asked = measure
     measure = measure_column(measure, primary)  # UnknownMeasure: the view's problem page
+    if asked and asked.strip() and measure != primary and is_count(measure):
+        raise NotRankable(measure)  # the view's problem page, as for an unknown name
     rows = leaderboard_rows(benchmark, user)
     measures = sorted({name for row in rows for name in row.summary})
     notes = []

@@ -26,6 +26,7 @@ from leaderboard.pages.boards import (
     build_leaderboard,
     is_count,
     measure_column,
+    measure_groups,
     measure_label,
     per_need_label,
     unknown_measure_message,
@@ -105,7 +106,7 @@ def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
         "result_a": result_a,
         "result_b": result_b,
         "measure": measure,
-        "measures": [(m, per_need_label(m)) for m in common],
+        "measure_groups": measure_groups(common, rankable=False, label=per_need_label),
         "measure_note": note,
         "scores": scores,
         "test": test,
@@ -185,7 +186,9 @@ def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString
 @require_GET
 def significance(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
-    measures = benchmark.tested_measures()
+    # Counts are not offered to rank by (see boards.NotRankable), unless they are the primary.
+    primary = benchmark.primary_measure
+    measures = [m for m in benchmark.tested_measures() if m == primary or not is_count(m)]
     correction = request.GET.get("correction") or "holm"
     notes = []
     try:
@@ -213,7 +216,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "lines": list(zip(matrix.rows, matrix.cells, strict=True)),
         "measure": measure,
         "measure_label": measure_label(measure),
-        "measures": [(m, measure_label(m)) for m in measures],
+        "measure_groups": measure_groups(measures),
         "correction": correction,
         "correction_label": CORRECTIONS[correction],
         "corrections": list(CORRECTIONS.items()),
