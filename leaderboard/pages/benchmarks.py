@@ -29,6 +29,7 @@ from leaderboard.pages.boards import (
     unknown_measure_message,
 )
 from leaderboard.pages.paging import board_page
+from leaderboard.pages.richtext import markdown_html, markdown_text
 from leaderboard.pages.shortcuts import Problem, fmt, fmt_p, problem_page, visible_benchmark
 
 JUDGED = "judged_10"  # Judged@10: the share of a run's top 10 the pool judged
@@ -45,6 +46,7 @@ def home(request: HttpRequest) -> HttpResponse:
         rows.append(
             {
                 "benchmark": benchmark,
+                "summary": markdown_text(benchmark.description),
                 "needs": counts.get(benchmark.pk, 0),
                 "runs": runs,
                 "leader": leader,
@@ -75,6 +77,9 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     others = [m for m in board.columns if m != board.measure]
     context = {
         "benchmark": benchmark,
+        "description": markdown_html(benchmark.description),
+        "rules": markdown_html(benchmark.rules),
+        "data": markdown_html(benchmark.data_description),
         "board": board,
         "shown": shown,
         "page_prefix": _page_prefix(_params(board, benchmark, shown.query)),

@@ -144,9 +144,7 @@ def measure_groups(
         entry = _entry(measure)
         if rankable and is_count(measure):
             continue
-        groups.setdefault(entry.group if entry else "other", []).append(
-            (measure, label(measure))
-        )
+        groups.setdefault(entry.group if entry else "other", []).append((measure, label(measure)))
     order = [*GROUPS, "other"]
     return [
         (group, sorted(groups[group], key=lambda option: _natural_key(option[1])))

@@ -78,8 +78,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
     writer.writerow([_csv(k) for k in fixed + board.measures])
     for run in runs:
         writer.writerow(
-            [_csv(run[k]) for k in fixed]
-            + [_csv(run["summary"].get(m), m) for m in board.measures]
+            [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m), m) for m in board.measures]
         )
     return response
 

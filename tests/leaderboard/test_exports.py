@@ -50,8 +50,9 @@ def test_leaderboard_csv(client, library):
 
 def test_export_respects_measure_and_visibility(client, library, demo_user):
     payload = json.loads(
-        client.get(reverse("leaderboard_export", args=["library", "json"]), {"measure": "P@5"})
-        .content
+        client.get(
+            reverse("leaderboard_export", args=["library", "json"]), {"measure": "P@5"}
+        ).content
     )
     assert payload["ranked_by"] == "P_5"
     assert [run["run"] for run in payload["runs"]] == ["system-B", "system-A"]

@@ -189,3 +189,58 @@ def test_a_page_costs_the_same_queries_for_many_runs(
     with django_assert_max_num_queries(9):  # session, user, benchmark, rows, ... + tests
         response = client.get(url, {"page": 2, "q": "run"})
     assert len(run_names(response.content.decode())) == 51  # 50 + the pinned leader
+
+
+# --- Markdown: description, rules, data ----------------------------------------------
+
+HOSTILE = """# Rules
+
+Only **one** run a day; see [the site](https://example.org/rules) and `trec_eval -c`.
+
+- manual runs are *marked*
+- 1. numbered
+
+```
+python -m evaluation qrels run
+```
+
+[click](javascript:alert(1)) <a href="JaVaScRiPt:alert(2)">two</a>
+<script>alert(3)</script><img src=x onerror="alert(4)">
+<p onclick="alert(5)" style="color:red" onmouseover="alert(6)">para</p>
+<iframe src="https://evil.example"></iframe>
+"""
+
+
+def test_description_rules_and_data_render_markdown_safely(client, library):
+    library.description = "A **small** benchmark: [seed](https://example.org/seed)."
+    library.rules = HOSTILE
+    library.data_description = "## Needs\n\n| need | relevant |\n|---|---|\n| atwood | 2 |\n"
+    library.save()
+    html = client.get(reverse("leaderboard", args=["library"])).content.decode()
+    main = html.split('<main id="main"', 1)[1].split("</main>", 1)[0]
+    assert '<div class="lede markdown"><p>A <strong>small</strong> benchmark' in main
+    rules = main.split('<h2 id="rules-h">Rules</h2>', 1)[1].split("</section>", 1)[0]
+    # Ordinary Markdown renders, headings below the page's own.
+    assert "<h3>Rules</h3>" in rules
+    assert "<strong>one</strong>" in rules and "<code>trec_eval -c</code>" in rules
+    assert '<a href="https://example.org/rules" rel="noopener noreferrer nofollow">' in rules
+    assert "<li>manual runs are <em>marked</em></li>" in rules
+    assert "<pre><code>python -m evaluation qrels run\n</code></pre>" in rules
+    # Nothing that runs: no script, no on* attribute, no javascript: link, no iframe.
+    lowered = main.lower()
+    for bad in ("<script", "onerror", "onclick", "onmouseover", "javascript:alert(2)",
+                "<iframe", "style=", 'href="javascript'):  # fmt: skip
+        assert bad not in lowered, bad
+    assert "alert(3)" not in main  # the script's content goes too
+    assert "<p>para</p>" in rules
+    data = main.split('<h2 id="data-h">Data</h2>', 1)[1].split("</section>", 1)[0]
+    assert "<h4>Needs</h4>" in data and "<td>atwood</td>" in data
+    assert 'href="#rules-h">Rules</a>' in main and 'href="#data-h">Data</a>' in main
+    # The list of benchmarks shows the description as plain text.
+    home = client.get(reverse("home")).content.decode()
+    assert "A small benchmark: seed." in home and "**" not in home
+
+
+def test_no_rules_no_section(client, library):
+    html = client.get(reverse("leaderboard", args=["library"])).content.decode()
+    assert 'id="rules-h"' not in html and 'id="data-h"' not in html
