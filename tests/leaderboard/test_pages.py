@@ -84,6 +84,9 @@ def test_a_count_measure_is_not_a_ranking(client, library):
             response = client.get(url, {"measure": name})
             assert response.status_code == 400, (url, name)
             assert "is a count" in response.content.decode()
+    # The API answers the same question the same way (its JSON 400), never a 500.
+    response = client.get(reverse("api_benchmark", args=["library"]), {"measure": "num_ret"})
+    assert response.status_code == 400 and "is a count" in response.json()["error"]
 
 
 def test_unknown_measure_is_a_problem_page_naming_close_matches(client, library):
