@@ -24,10 +24,10 @@ from leaderboard.pages.boards import (
     build_leaderboard,
     current_leaders,
     is_count,
-    measure_groups,
     measure_label,
     unknown_measure_message,
 )
+from leaderboard.pages.menus import measure_groups
 from leaderboard.pages.paging import board_page
 from leaderboard.pages.richtext import markdown_html, markdown_text
 from leaderboard.pages.shortcuts import Problem, fmt, fmt_p, problem_page, visible_benchmark

@@ -19,14 +19,12 @@ Decisions, stated once:
   shown with the catalog's labels (``evaluation.measures.resolve``); an unknown name is an
   error naming close matches, never a ranking by another measure. Counts (``num_ret``,
   ``num_rel_ret`` ...) are shown as columns but not offered to rank by: asking to is an
-  error too (``NotRankable``). Menus list measures in the catalog's groups (precision,
-  recall, rank-based, graded ...), naturally sorted (P@5, P@10, P@100).
+  error too (``NotRankable``). Menus list measures in the catalog's groups (``menus``).
 """
 
 from __future__ import annotations
 
 import functools
-import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +34,6 @@ import pandas as pd
 from django.db.models import F
 
 from evaluation.measures import CatalogEntry, UnknownMeasure, resolve
-from evaluation.measures.catalog import GROUPS
 from evaluation.significance import (
     adjust_p,
     compare_one_against_many,
@@ -121,36 +118,6 @@ class NotRankable(UnknownMeasure):
     def __init__(self, measure: str) -> None:
         ValueError.__init__(self, f"{measure!r} is a count, not a score to rank runs by")
         self.name, self.reason, self.suggestions = measure, "a count", ["MAP", "P@10", "nDCG@10"]
-
-
-def _natural_key(text: str) -> list:
-    """P@5 before P@10 before P@100: digit runs compare as numbers."""
-    return [
-        (0, float(part)) if re.fullmatch(r"\d+(?:\.\d+)?", part) else (1, part.lower())
-        for part in re.split(r"(\d+(?:\.\d+)?)", text)
-        if part
-    ]
-
-
-def measure_groups(
-    measures, rankable: bool = True, label=None
-) -> list[tuple[str, list[tuple[str, str]]]]:
-    """``measures`` (stored columns) as a menu's ``<optgroup>``s: (group, [(column,
-    label)]) in the catalog's group order, each naturally sorted by label. ``rankable``
-    leaves out the counts; names the catalog does not know come last, under "other"."""
-    label = label or measure_label
-    groups: dict[str, list[tuple[str, str]]] = {}
-    for measure in dict.fromkeys(measures):
-        entry = _entry(measure)
-        if rankable and is_count(measure):
-            continue
-        groups.setdefault(entry.group if entry else "other", []).append((measure, label(measure)))
-    order = [*GROUPS, "other"]
-    return [
-        (group, sorted(groups[group], key=lambda option: _natural_key(option[1])))
-        for group in order
-        if group in groups
-    ]
 
 
 def competition_ranks(values: list[float | None]) -> list[int | None]:

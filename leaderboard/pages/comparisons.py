@@ -26,11 +26,11 @@ from leaderboard.pages.boards import (
     build_leaderboard,
     is_count,
     measure_column,
-    measure_groups,
     measure_label,
     per_need_label,
     unknown_measure_message,
 )
+from leaderboard.pages.menus import measure_groups
 from leaderboard.pages.pairs import (
     eleven_point,
     paired_scores,

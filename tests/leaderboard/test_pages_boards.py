@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.models import Submission
-from leaderboard.pages.boards import measure_groups
+from leaderboard.pages.menus import measure_groups
 from tests.leaderboard import test_pages_data as data
 from tests.leaderboard.test_pages import frame_of, ranks, run_names
 from tests.leaderboard.test_pages_data import add_run, make_benchmark
