@@ -2,7 +2,7 @@
 
 markdown-it-py renders CommonMark (plus tables and strikethrough); the nh3 sanitiser then
 keeps only the tags Markdown produces and a few harmless inline ones, only ``href`` and
-``title`` on links, and only http, https and mailto URLs: a ``<script>``, an ``on*``
+``title`` on links, and only http, https and mailto URLs: a script element, an ``on*``
 attribute, a ``style`` (which the Content-Security-Policy would refuse anyway) or a
 ``javascript:`` link never reaches the page, whatever an organizer (or a stolen organizer
 account) types. Headings are moved down two levels (``#`` becomes ``<h3>``) so that they
