@@ -145,6 +145,7 @@ def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeStri
             badges += (
                 f' <span class="badge hidden">{"hidden" if row.is_hidden else row.status}</span>'
             )
+        badges += _run_links(row)
         cells = "".join(f'<td class="num">{fmt(row.summary.get(m), m)}</td>' for m in others)
         if judged:
             cells += _judged_cell(row.summary.get(JUDGED), board.benchmark.judged_threshold)
@@ -175,6 +176,17 @@ def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeStri
             f"{row.created:%Y-%m-%d}</time></td></tr>"
         )
     return mark_safe("\n".join(out))
+
+
+def _run_links(row) -> str:
+    """The owner's paper and code links, small, after the run's name (http(s) only: the
+    model's validator)."""
+    links = [
+        f'<a href="{escape(url)}" rel="nofollow ugc noopener">{label}</a>'
+        for label, url in (("paper", row.paper_url), ("code", row.code_url))
+        if url
+    ]
+    return f' <span class="run-links">{" ".join(links)}</span>' if links else ""
 
 
 def shows_judged(board) -> bool:

@@ -161,6 +161,8 @@ class Row:
     is_leader: bool = False
     description: str = ""
     participant_id: int | None = None
+    paper_url: str = ""
+    code_url: str = ""
 
     @property
     def tied_with_leader(self) -> bool:
@@ -211,6 +213,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         "submission__status",
         "submission__description",
         "submission__participant_id",
+        "submission__paper_url",
+        "submission__code_url",
     )
     return [
         Row(
@@ -226,6 +230,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
             num_needs=v["num_needs"],
             description=v["submission__description"],
             participant_id=v["submission__participant_id"],
+            paper_url=v["submission__paper_url"],
+            code_url=v["submission__code_url"],
         )
         for v in values
     ]

@@ -29,6 +29,7 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     result = shown_result(run)
     context = {"run": run, "benchmark": benchmark, "result": result, "live": False}
     context["live"] = run.status in (Submission.Status.QUEUED, Submission.Status.RUNNING)
+    context["is_owner"] = run.is_owned_by(request.user)  # edit, hide, withdraw links
     if result is None:
         return render(request, "leaderboard/submission.html", context)
     frame = result.per_need_frame()

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0006_benchmark_measures'),
+        ('leaderboard', '0007_submission_owner_links_withdrawn_at'),
     ]
 
     operations = [
