@@ -8,10 +8,12 @@ CELERY_BROKER_URL, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0. Every variable is list
 
 import datetime as dt
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -43,6 +45,17 @@ def at_least(name: str, value: int, minimum: int, unit: str = "", why: str = "")
         raise ImproperlyConfigured(
             f"{name} must be at least {minimum}{' ' + unit if unit else ''}, got {value}"
             + (f" ({why})" if why else "")
+        )
+    return value
+
+
+def queue_name(name: str, default: str) -> str:
+    """A Celery queue name: letters, digits and ``._:-`` (``-Q`` takes a comma list)."""
+    value = env_str(name, default).strip() or default
+    if not re.fullmatch(r"[A-Za-z0-9._:-]{1,100}", value):
+        raise ImproperlyConfigured(
+            f"{name} must be a queue name of letters, digits and . _ : - (at most 100), "
+            f"got {value!r}"
         )
     return value
 
@@ -318,7 +331,26 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or "cache+memory://")
 CELERY_RESULT_EXPIRES = 3600
-CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
+CELERY_TASK_DEFAULT_QUEUE = queue_name("CELERY_QUEUE", "celery")
+# --- Many workers (issue #15): scoring and comparing on queues of their own ------------
+# A run's scoring goes to CELERY_SCORE_QUEUE, its comparisons to CELERY_COMPARE_QUEUE
+# (leaderboard.celery.route); beat's housekeeping (sweep, outbox) stays on CELERY_QUEUE.
+# A worker started without -Q consumes all three, in turn (kombu's round robin), so a
+# comparison fan-out delays the next scoring by at most one comparison per worker
+# process; a worker started with -Q score consumes scoring only, and is never delayed.
+CELERY_SCORE_QUEUE = queue_name("CELERY_SCORE_QUEUE", "score")
+CELERY_COMPARE_QUEUE = queue_name("CELERY_COMPARE_QUEUE", "compare")
+if CELERY_SCORE_QUEUE == CELERY_COMPARE_QUEUE:
+    raise ImproperlyConfigured(
+        f"CELERY_SCORE_QUEUE and CELERY_COMPARE_QUEUE must differ (both {CELERY_SCORE_QUEUE!r}):"
+        " comparisons on the scoring queue would delay the next run's scoring"
+    )
+CELERY_TASK_QUEUES = [
+    Queue(name, Exchange(name), routing_key=name)
+    for name in dict.fromkeys([CELERY_TASK_DEFAULT_QUEUE, CELERY_SCORE_QUEUE, CELERY_COMPARE_QUEUE])
+]
+CELERY_TASK_ROUTES = ["leaderboard.celery.route"]
+# --- end of the queues block -----------------------------------------------------------
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

@@ -79,7 +79,7 @@ def test_production_without_secret_key_refuses_to_start():
 
 def test_every_environment_variable_is_in_env_example():
     source = (ROOT / "leaderboard" / "settings.py").read_text()
-    read = set(re.findall(r'env_(?:str|bool|int|list)\("([A-Z_]+)"', source))
+    read = set(re.findall(r'(?:env_(?:str|bool|int|list)|queue_name)\("([A-Z_]+)"', source))
     listed = set(re.findall(r"^([A-Z_]+)=", (ROOT / ".env.example").read_text(), re.M))
     assert read, "no settings found"
     assert read <= listed, f"missing from .env.example: {sorted(read - listed)}"
@@ -201,6 +201,15 @@ def test_the_soft_time_limit_comes_before_the_hard_one(limit, soft):
         ({"LEASE_SECONDS": "1"}, "LEASE_SECONDS must be at least 3 seconds, got 1"),
         ({"OUTBOX_INTERVAL_SECONDS": "0"}, "OUTBOX_INTERVAL_SECONDS must be at least 1, got 0"),
         ({"MAX_SCORING_ATTEMPTS": "0"}, "MAX_SCORING_ATTEMPTS must be at least 1, got 0"),
+        (
+            {"CELERY_SCORE_QUEUE": "jobs", "CELERY_COMPARE_QUEUE": "jobs"},
+            "CELERY_SCORE_QUEUE and CELERY_COMPARE_QUEUE must differ (both 'jobs')",
+        ),
+        (
+            {"CELERY_COMPARE_QUEUE": "a,b"},
+            "CELERY_COMPARE_QUEUE must be a queue name of letters, digits and . _ : - "
+            "(at most 100), got 'a,b'",
+        ),
     ],
 )
 def test_bad_time_settings_refuse_to_start_with_a_clear_message(env, message):
