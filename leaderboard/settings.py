@@ -304,6 +304,8 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("TRUST_X_FORWARDED_PROTO", False) else None
 )
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Healthchecks speak plain HTTP to the web process from inside its host (docker compose).
+SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
@@ -419,6 +421,18 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": float(OUTBOX_INTERVAL_SECONDS)},
     },
 }
+
+# --- /health/ (leaderboard/health.py) ---------------------------------------------------
+# The longest /health/ waits for its checks (database, broker, storage, workers' ping);
+# a check not done by then fails, so a hung service never hangs the health check.
+HEALTH_TIMEOUT_SECONDS = at_least(
+    "HEALTH_TIMEOUT_SECONDS",
+    env_int("HEALTH_TIMEOUT_SECONDS", 3),
+    2,
+    "seconds",
+    "the workers' ping alone waits a second",
+)
+# --- end of the /health/ block -----------------------------------------------------------
 
 LOGGING = {
     "version": 1,
