@@ -1,7 +1,7 @@
 """Throughput with 1 and 2 Celery workers: runs scored (and compared) per minute and per hour.
 
 Two run sizes, each on a benchmark of its own: 50 needs x 1,000 documents (50,000 lines)
-and 7,000 needs x 1,000 documents (7M lines, 230 MB; ``--big-needs`` for a smaller one,
+and 7,000 needs x 1,000 documents (7M lines, 292 MB; ``--big-needs`` for a smaller one,
 whose rate is then extrapolated and labelled so). For each worker count it starts that
 many worker processes (concurrency 1, every queue: what ``make worker`` runs), stores
 ``--small-runs`` / ``--big-runs`` runs at once (one transaction, the scoring messages sent

@@ -4,6 +4,9 @@ Development defaults need nothing installed: an SQLite file in the project and C
 tasks run eagerly in-process. Production (docker-compose) sets DATABASE_URL,
 CELERY_BROKER_URL, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0. Every variable is listed in
 .env.example and in the README.
+
+Over 400 lines on purpose: the house style keeps one settings file, each variable next
+to its comment and its validation, in blocks by concern (queues, /health/, ...).
 """
 
 import datetime as dt

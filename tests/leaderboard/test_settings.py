@@ -216,3 +216,19 @@ def test_bad_time_settings_refuse_to_start_with_a_clear_message(env, message):
     result = celery_limits(**env)
     assert result.returncode != 0
     assert f"ImproperlyConfigured: {message}" in result.stderr
+
+
+def test_docker_compose_scales_workers_and_checks_health():
+    """``--scale worker=N`` works (no fixed name or port on any worker); dedicated
+    workers consume the score or the compare queue; web's healthcheck asks /health/,
+    each worker's pings that worker."""
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert "/health/" in " ".join(services["web"]["healthcheck"]["test"])
+    for name in ("worker", "score-worker", "compare-worker"):
+        worker = services[name]
+        assert "container_name" not in worker and "ports" not in worker, name
+        assert "inspect ping -d celery@$$HOSTNAME" in worker["healthcheck"]["test"][-1]
+    assert "-Q" not in services["worker"]["command"]  # every queue
+    assert "-Q ${CELERY_SCORE_QUEUE:-score}," in services["score-worker"]["command"]
+    assert "-Q ${CELERY_COMPARE_QUEUE:-compare}," in services["compare-worker"]["command"]
+    assert services["score-worker"]["profiles"] == ["queues"]
