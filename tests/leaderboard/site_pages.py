@@ -109,6 +109,7 @@ NOT_PAGES = {
     "compare_plot": "an SVG or PNG plot (shown inside the comparison page)",
     "submission_status": "JSON polled by static/js/status.js",
     "logout": "POST only: logs out and redirects",
+    "health": "JSON for load balancers and compose healthchecks",
 }
 # Whole trees that are not the site's own HTML pages.
 NOT_PAGES_UNDER = {
