@@ -6,6 +6,7 @@ comparisons between them; API tokens. One module per group, re-exported here so 
 - ``submissions``: ``Submission`` (a run and its status) and the run-name rules.
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
+- ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
 imports a task, a page or the pipeline: sending work to Celery belongs to
@@ -38,6 +39,7 @@ from leaderboard.models.submissions import (
     utc_day_start,
 )
 from leaderboard.models.tokens import ApiToken
+from leaderboard.models.uploads import PendingUpload, PendingUploadQuerySet
 
 __all__ = [
     "RUN_NAME_RE",
@@ -50,6 +52,8 @@ __all__ = [
     "InformationNeed",
     "Judgments",
     "MeasureVector",
+    "PendingUpload",
+    "PendingUploadQuerySet",
     "Result",
     "ResultQuerySet",
     "Submission",

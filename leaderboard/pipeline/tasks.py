@@ -6,8 +6,8 @@ killed mid-task leaves its message to be redelivered; ``sweep_stuck`` catches an
 else. Task names stay ``leaderboard.tasks.*`` (the module they were first defined in):
 messages queued before a deploy and the beat schedule keep finding them.
 
-A database or broker error inside a task (PostgreSQL restarting, Redis gone for a
-moment) retries it with backoff (``RETRY``: 2, 4, 8 ... 120 s, eight times, about six
+A database, broker or file store error inside a task (PostgreSQL restarting, Redis or
+the bucket gone for a moment) retries it with backoff (``RETRY``: 2, 4, 8 ... 120 s, eight times, about six
 minutes in all); a retry keeps its task id, so it takes its claimed row back. A scoring
 task that ends without a result (retries exhausted, soft time limit, a bug) gives its
 run back (``scoring.give_back``): it is never left ``running`` by a task that has ended,
@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from leaderboard.models import Submission, SubmissionQuerySet
 from leaderboard.pipeline import comparing, scoring
+from leaderboard.pipeline.files import StorageUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ log = logging.getLogger(__name__)
 BROKER_ERRORS = (kombu.exceptions.OperationalError, kombu.exceptions.InconsistencyError)
 # Errors worth retrying a task for: the service is likely back in a moment.
 RETRY = {
-    "autoretry_for": (OperationalError, InterfaceError, *BROKER_ERRORS),
+    "autoretry_for": (OperationalError, InterfaceError, *BROKER_ERRORS, StorageUnavailable),
     "retry_backoff": 2,
     "retry_backoff_max": 120,
     "retry_jitter": False,  # jitter may shrink every delay to ~0 and spend the retries at once
@@ -78,7 +79,9 @@ def score_submission(self, submission_id: int) -> str:
             raise  # retried with backoff; the retry takes its claimed row back
         log.error("scoring submission %s: retries exhausted (%s)", submission_id, error)
         # The participant sees the reason: no server names or addresses in it.
-        reason = "The database or the task queue did not answer; contact the organizers."
+        reason = (
+            "The database, the task queue or the file store did not answer; contact the organizers."
+        )
         scoring.give_back(submission_id, task_id, reason)
         raise
     except Exception as error:  # the soft time limit, a bug: the run is not left running
