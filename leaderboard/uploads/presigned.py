@@ -24,6 +24,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 
+import boto3
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
@@ -67,6 +68,22 @@ class PresignedUpload:
 
 def _storage():
     return Submission._meta.get_field("file").storage
+
+
+def _presigning_client(storage):
+    """The boto3 client that signs upload URLs: the storage's own, or one for the address
+    clients reach the bucket at (``PRESIGNED_ENDPOINT_URL``), since the signature
+    covers the host."""
+    if not settings.PRESIGNED_ENDPOINT_URL:
+        return storage.connection.meta.client
+    return boto3.session.Session(
+        aws_access_key_id=storage.access_key, aws_secret_access_key=storage.secret_key
+    ).client(
+        "s3",
+        endpoint_url=settings.PRESIGNED_ENDPOINT_URL,
+        region_name=storage.region_name,
+        config=storage.client_config,
+    )
 
 
 def available() -> bool:
@@ -128,7 +145,7 @@ def start_upload(
     storage = _storage()
     try:
         with unavailable_as_error("presigning an upload"):
-            url = storage.connection.meta.client.generate_presigned_url(
+            url = _presigning_client(storage).generate_presigned_url(
                 "put_object",
                 Params={
                     "Bucket": storage.bucket_name,

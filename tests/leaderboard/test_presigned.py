@@ -195,3 +195,15 @@ def test_without_a_bucket_there_is_no_presigned_upload(library, participant):
         start_upload(participant, library, file_name="run.txt", size=10)
     assert refused.value.status == 501
     assert "AWS_STORAGE_BUCKET_NAME" in refused.value.messages[0]
+
+
+def test_urls_are_signed_for_the_address_clients_reach_the_bucket_at(
+    s3_library, bucket, participant, settings
+):
+    """MinIO in docker-compose is http://minio:9000 to web and workers, and the host's
+    own name to participants: the URL carries the latter and the PUT still works."""
+    settings.PRESIGNED_ENDPOINT_URL = bucket.server.url.replace("127.0.0.1", "localhost")
+    upload = start_upload(participant, s3_library, file_name="run-B.txt", size=len(RUN_B))
+    assert upload.url.startswith(f"{settings.PRESIGNED_ENDPOINT_URL}/{bucket.name}/runs/")
+    assert put(upload, RUN_B).status_code == 200
+    assert confirm_upload(participant, upload.token).run_name == "system-B"
