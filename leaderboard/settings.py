@@ -488,6 +488,13 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# --- Object storage (issue #15): presigned uploads never confirmed are deleted hourly.
+CELERY_BEAT_SCHEDULE["discard-expired-uploads"] = {
+    "task": "leaderboard.tasks.discard_expired_uploads",
+    "schedule": 3600.0,
+    "options": {"expires": 3600.0},
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

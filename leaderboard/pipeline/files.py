@@ -5,7 +5,8 @@ S3-compatible bucket (django-storages) when ``AWS_STORAGE_BUCKET_NAME`` is set. 
 outside this module asks a stored file for its local path: readers get one from
 ``local_copy`` (the file itself on local disk; a temporary copy streamed from the
 bucket, deleted afterwards, on failure too), writers go through ``save`` and
-``discard``. A file store that does not answer raises ``StorageUnavailable`` (worth
+``discard``, and presigned uploads never confirmed are swept by
+``discard_expired_uploads``. A file store that does not answer raises ``StorageUnavailable`` (worth
 retrying), a missing file ``FileNotFoundError`` (not worth it).
 
 Also here: the content hash that names a run or a judgments file, and the size a file
@@ -28,6 +29,8 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import Storage
 from django.db.models.fields.files import FieldFile
+
+from leaderboard.models import PendingUpload, Submission
 
 log = logging.getLogger(__name__)
 
@@ -144,3 +147,16 @@ def discard(storage: Storage, name: str) -> None:
         storage.delete(name)
     except (*STORE_ERRORS, OSError) as error:
         log.warning("file store: could not delete %s (%s); it is an orphan now", name, error)
+
+
+def discard_expired_uploads(now=None) -> int:
+    """Delete every presigned upload never confirmed whose URL has expired: its object
+    (if the client PUT one) and its row. Beat runs it hourly; returns how many."""
+    expired = list(PendingUpload.objects.expired(now))
+    storage = Submission._meta.get_field("file").storage
+    for pending in expired:
+        discard(storage, pending.key)
+        pending.delete()
+    if expired:
+        log.info("discarded %d expired presigned uploads", len(expired))
+    return len(expired)

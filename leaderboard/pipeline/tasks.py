@@ -35,7 +35,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from leaderboard.models import Submission, SubmissionQuerySet
-from leaderboard.pipeline import comparing, scoring
+from leaderboard.pipeline import comparing, files, scoring
 from leaderboard.pipeline.files import StorageUnavailable
 
 log = logging.getLogger(__name__)
@@ -155,6 +155,12 @@ def send_unsent() -> int:
     if sent:
         log.warning("outbox: sent %d queued runs the broker had not accepted", sent)
     return sent
+
+
+@shared_task(name="leaderboard.tasks.discard_expired_uploads", ignore_result=True)
+def discard_expired_uploads() -> int:
+    """Presigned uploads never confirmed, their URL expired: object and row deleted."""
+    return files.discard_expired_uploads()
 
 
 # --- Sending work ---------------------------------------------------------------------

@@ -36,6 +36,7 @@ from leaderboard.models.submissions import keep_name, safe_file_name
 from leaderboard.pipeline.files import (
     StorageUnavailable,
     discard,
+    discard_expired_uploads,
     local_copy,
     unavailable_as_error,
 )
@@ -251,10 +252,6 @@ def _drop(pending: PendingUpload) -> None:
 
 
 def discard_expired(now: dt.datetime | None = None) -> int:
-    """Delete every upload never confirmed whose URL has expired, object and row; how many."""
-    expired = list(PendingUpload.objects.expired(now))
-    for pending in expired:
-        _drop(pending)
-    if expired:
-        log.info("discarded %d expired presigned uploads", len(expired))
-    return len(expired)
+    """Delete every upload never confirmed whose URL has expired, object and row; how
+    many. (Beat runs the same hourly: ``leaderboard.tasks.discard_expired_uploads``.)"""
+    return discard_expired_uploads(now)

@@ -207,3 +207,18 @@ def test_urls_are_signed_for_the_address_clients_reach_the_bucket_at(
     assert upload.url.startswith(f"{settings.PRESIGNED_ENDPOINT_URL}/{bucket.name}/runs/")
     assert put(upload, RUN_B).status_code == 200
     assert confirm_upload(participant, upload.token).run_name == "system-B"
+
+
+def test_beat_discards_expired_uploads_every_hour(s3_library, bucket, participant, settings):
+    from leaderboard.pipeline import tasks
+
+    entry = settings.CELERY_BEAT_SCHEDULE["discard-expired-uploads"]
+    assert entry["task"] == tasks.discard_expired_uploads.name
+    assert entry["schedule"] == 3600.0
+    upload = start_upload(participant, s3_library, file_name="run-B.txt", size=len(RUN_B))
+    put(upload, RUN_B)
+    key = key_of(upload)
+    assert tasks.discard_expired_uploads.delay().get() == 0  # not expired yet
+    PendingUpload.objects.update(expires=timezone.now() - dt.timedelta(seconds=1))
+    assert tasks.discard_expired_uploads.delay().get() == 1
+    assert key not in bucket.keys() and not PendingUpload.objects.exists()
