@@ -133,6 +133,16 @@ def start_upload(
         raise UploadRefused(
             429, f"You have used all {benchmark.daily_limit} submissions for today (UTC)."
         )
+    # Open uploads hold bucket space until they expire: no more than the day's limit.
+    open_uploads = PendingUpload.objects.filter(
+        participant=user, benchmark=benchmark, submission__isnull=True, expires__gte=timezone.now()
+    ).count()
+    if open_uploads >= benchmark.daily_limit:
+        raise UploadRefused(
+            429,
+            f"You have {open_uploads} uploads open on this benchmark; confirm them or let "
+            "them expire before starting another.",
+        )
     pending = PendingUpload(
         benchmark=benchmark,
         participant=user,

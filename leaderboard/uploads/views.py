@@ -154,7 +154,8 @@ def store_run(
             submission.save()
             queue_scoring(submission)
         except BaseException:
-            discard(submission.file.storage, submission.file.name)  # no orphan file
+            if not stored_name:  # no orphan file; a presigned upload's object stays
+                discard(submission.file.storage, submission.file.name)  # (confirm again)
             raise
     return submission, 201
 

@@ -151,10 +151,10 @@ def test_start_refuses_what_the_form_would(s3_library, bucket, participant):
 
 
 def test_the_daily_limit_is_checked_again_at_confirmation(s3_library, bucket, participant):
-    s3_library.daily_limit = 1
-    s3_library.save()
     first = start_upload(participant, s3_library, file_name="run-B.txt", size=len(RUN_B))
     second = start_upload(participant, s3_library, file_name="run-B.txt", size=len(RUN_B))
+    s3_library.daily_limit = 1  # lowered by the organizer meanwhile
+    s3_library.save()
     put(first, RUN_B)
     put(second, RUN_B.replace(b"system-B", b"system-C"))
     confirm_upload(participant, first.token)
@@ -222,3 +222,40 @@ def test_beat_discards_expired_uploads_every_hour(s3_library, bucket, participan
     PendingUpload.objects.update(expires=timezone.now() - dt.timedelta(seconds=1))
     assert tasks.discard_expired_uploads.delay().get() == 1
     assert key not in bucket.keys() and not PendingUpload.objects.exists()
+
+
+def test_open_uploads_are_bounded_by_the_daily_limit(s3_library, bucket, participant):
+    """Each open upload may hold up to MAX_UPLOAD_MB of bucket space until it expires."""
+    s3_library.daily_limit = 2
+    s3_library.save()
+    first = start_upload(participant, s3_library, file_name="a.txt", size=len(RUN_B))
+    start_upload(participant, s3_library, file_name="b.txt", size=len(RUN_B))
+    with pytest.raises(UploadRefused) as refused:
+        start_upload(participant, s3_library, file_name="c.txt", size=len(RUN_B))
+    assert refused.value.status == 429
+    assert "You have 2 uploads open on this benchmark" in refused.value.messages[0]
+    PendingUpload.objects.filter(token=first.token).update(
+        expires=timezone.now() - dt.timedelta(seconds=1)
+    )
+    assert start_upload(participant, s3_library, file_name="c.txt", size=len(RUN_B)).token
+
+
+def test_a_presigned_object_is_kept_when_its_row_cannot_be_stored(
+    s3_library, bucket, participant, monkeypatch
+):
+    """The database failed at confirmation: the upload stays open, to confirm again."""
+    from django.db import DatabaseError
+
+    upload = start_upload(participant, s3_library, file_name="run-B.txt", size=len(RUN_B))
+    put(upload, RUN_B)
+    real_save = Submission.save
+
+    def failing_save(self, *args, **kwargs):
+        raise DatabaseError("the database went away")
+
+    monkeypatch.setattr(Submission, "save", failing_save)
+    with pytest.raises(DatabaseError):
+        confirm_upload(participant, upload.token)
+    assert key_of(upload) in bucket.keys()
+    monkeypatch.setattr(Submission, "save", real_save)
+    assert confirm_upload(participant, upload.token).run_name == "system-B"
