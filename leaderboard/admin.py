@@ -18,6 +18,7 @@ from django.http import HttpRequest
 
 from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm
 from leaderboard.models import ApiToken, Benchmark, InformationNeed, Judgments, Submission
+from leaderboard.pipeline.files import StorageUnavailable
 from leaderboard.pipeline.loading import (
     load_judgments,
     load_needs,
@@ -25,6 +26,11 @@ from leaderboard.pipeline.loading import (
     rescore_benchmark,
 )
 from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
+
+JUDGMENTS_NOT_STORED = (
+    "The file store is not answering, so the judgments file was not stored (the rest "
+    "was saved). Upload it again in a few minutes."
+)
 
 
 def _organises(request: HttpRequest, benchmark: Benchmark | None) -> bool:
@@ -134,7 +140,11 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
             self.message_user(request, f"Loaded {count} information needs.")
         qrels = form.cleaned_data.get("qrels_file")
         if qrels:
-            judgments = load_judgments(benchmark, qrels, os.path.basename(qrels.name))
+            try:
+                judgments = load_judgments(benchmark, qrels, os.path.basename(qrels.name))
+            except StorageUnavailable:
+                self.message_user(request, JUDGMENTS_NOT_STORED, messages.ERROR)
+                return
             self.message_user(
                 request,
                 f"Judgments v{judgments.version}: {judgments.num_judged} judgments of "

@@ -78,7 +78,9 @@ def _presigning_client(storage):
     if not settings.PRESIGNED_ENDPOINT_URL:
         return storage.connection.meta.client
     return boto3.session.Session(
-        aws_access_key_id=storage.access_key, aws_secret_access_key=storage.secret_key
+        aws_access_key_id=storage.access_key,
+        aws_secret_access_key=storage.secret_key,
+        aws_session_token=storage.security_token,
     ).client(
         "s3",
         endpoint_url=settings.PRESIGNED_ENDPOINT_URL,

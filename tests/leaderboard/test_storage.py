@@ -204,3 +204,40 @@ def _stored_run(benchmark, user, run_name: str, content: bytes) -> Submission:
     submission.file.save("run.txt", ContentFile(content), save=False)
     submission.save()
     return submission
+
+
+def test_judgments_uploaded_while_the_bucket_is_down_are_refused_with_a_message(
+    client, organizer, settings
+):
+    from leaderboard.models import Benchmark, Judgments
+    from tests.leaderboard.test_admin import benchmark_form
+
+    server = S3Server()
+    settings.STORAGES = {**settings.STORAGES, "default": Bucket(server, "lb-x").storage(timeout=1)}
+    server.stop()
+    client.force_login(organizer)
+    qrels = SimpleUploadedFile("qrels.txt", (DEMO / "qrels.txt").read_bytes())
+    response = client.post(
+        "/admin/leaderboard/benchmark/add/", benchmark_form(qrels_file=qrels), follow=True
+    )
+    assert response.status_code == 200
+    assert "The file store is not answering, so the judgments file was not stored" in (
+        response.content.decode()
+    )
+    assert Benchmark.objects.filter(slug="robust").exists()
+    assert not Judgments.objects.exists()
+
+
+def test_judgments_stored_in_the_bucket_are_deleted_when_their_row_is_not(
+    s3_library, bucket, monkeypatch
+):
+    from leaderboard.models import Judgments
+
+    def failing_save(self, *args, **kwargs):
+        raise DatabaseError("the database went away")
+
+    monkeypatch.setattr(Judgments, "save", failing_save)
+    before = bucket.keys()
+    with pytest.raises(DatabaseError):
+        load_judgments(s3_library, ContentFile(b"atwood 0 doc-9 1\n"), "qrels-v2.txt")
+    assert bucket.keys() == before
