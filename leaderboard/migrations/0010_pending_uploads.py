@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0007_submission_owner_links_withdrawn_at'),
+        ('leaderboard', '0009_benchmark_rules'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
