@@ -27,6 +27,7 @@ from leaderboard.models import (
     Team,
 )
 from leaderboard.pipeline.datasets import load_dataset
+from leaderboard.pipeline.files import StorageUnavailable
 from leaderboard.pipeline.loading import (
     load_judgments,
     load_needs,
@@ -34,6 +35,11 @@ from leaderboard.pipeline.loading import (
     rescore_benchmark,
 )
 from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
+
+JUDGMENTS_NOT_STORED = (
+    "The file store is not answering, so the judgments file was not stored (the rest "
+    "was saved). Upload it again in a few minutes."
+)
 
 
 def _organises(request: HttpRequest, benchmark: Benchmark | None) -> bool:
@@ -152,7 +158,11 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
             self.message_user(request, f"Loaded {count} information needs.")
         qrels = form.cleaned_data.get("qrels_file")
         if qrels:
-            judgments = load_judgments(benchmark, qrels, os.path.basename(qrels.name))
+            try:
+                judgments = load_judgments(benchmark, qrels, os.path.basename(qrels.name))
+            except StorageUnavailable:
+                self.message_user(request, JUDGMENTS_NOT_STORED, messages.ERROR)
+                return
             self.message_user(
                 request,
                 f"Judgments v{judgments.version}: {judgments.num_judged} judgments of "

@@ -153,6 +153,68 @@ def cache_from_url(url: str) -> dict:
     raise ImproperlyConfigured(f"CACHE_URL scheme {scheme!r} is not supported (redis, locmem)")
 
 
+BUCKET_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+
+def s3_storage(
+    *,
+    bucket: str,
+    endpoint_url: str = "",
+    access_key: str = "",
+    secret_key: str = "",
+    region: str = "us-east-1",
+    timeout: int = 10,
+) -> dict:
+    """STORAGES["default"] for an S3-compatible bucket (django-storages' S3Storage).
+
+    ``endpoint_url`` empty means AWS itself; MinIO, Ceph or moto give theirs
+    (``http://minio:9000``), addressed by path (``endpoint/bucket/key``), which every
+    S3-compatible store serves. Keys empty: boto3's own chain (environment, instance
+    role). Stored names are never overwritten (a suffix is added, as on disk); files
+    read through ``open`` spill to a temporary file past 2.5 MB, never held in memory.
+    """
+    from botocore.config import Config
+
+    if not BUCKET_NAME_RE.match(bucket):
+        raise ImproperlyConfigured(
+            f"AWS_STORAGE_BUCKET_NAME must be an S3 bucket name (3-63 lower-case letters, "
+            f"digits, '.' or '-'), got {bucket!r}"
+        )
+    if endpoint_url:
+        parts = urlsplit(endpoint_url)
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise ImproperlyConfigured(
+                f"AWS_S3_ENDPOINT_URL must be an http(s) URL such as http://minio:9000, "
+                f"got {endpoint_url!r}"
+            )
+    if bool(access_key) != bool(secret_key):
+        raise ImproperlyConfigured(
+            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither "
+            "(boto3 then finds credentials itself, e.g. an instance role)"
+        )
+    return {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": bucket,
+            "endpoint_url": endpoint_url or None,
+            "access_key": access_key or None,
+            "secret_key": secret_key or None,
+            "region_name": region or None,
+            "file_overwrite": False,
+            "default_acl": None,
+            "querystring_auth": True,
+            "max_memory_size": 2_621_440,
+            "client_config": Config(
+                signature_version="s3v4",
+                s3={"addressing_style": "path" if endpoint_url else "auto"},
+                connect_timeout=timeout,
+                read_timeout=timeout,
+                retries={"mode": "standard", "total_max_attempts": 3},
+            ),
+        },
+    }
+
+
 DEBUG = env_bool("DEBUG", True)
 
 SECRET_KEY = env_str("SECRET_KEY")
@@ -293,6 +355,39 @@ STORAGES = {
 }
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
+
+# --- Object storage (issue #15, README "Where files live") ----------------------------
+# Uploaded runs and judgments go to an S3-compatible bucket (django-storages, boto3)
+# when AWS_STORAGE_BUCKET_NAME is set, else under MEDIA_ROOT. With a bucket, web
+# processes and workers on different hosts share the files through it and nothing else.
+AWS_STORAGE_BUCKET_NAME = env_str("AWS_STORAGE_BUCKET_NAME")
+# A file store that does not answer costs a request or a task this many seconds per
+# attempt (three attempts), never a hung web process.
+STORAGE_TIMEOUT_SECONDS = at_least(
+    "STORAGE_TIMEOUT_SECONDS", env_int("STORAGE_TIMEOUT_SECONDS", 10), 1, "seconds"
+)
+# How long a presigned upload URL (leaderboard/uploads/presigned.py) stays valid.
+PRESIGNED_UPLOAD_SECONDS = at_least(
+    "PRESIGNED_UPLOAD_SECONDS", env_int("PRESIGNED_UPLOAD_SECONDS", 3600), 60, "seconds"
+)
+# The bucket's address as participants' clients reach it, when it differs from the one
+# web and workers use (MinIO in docker-compose: http://minio:9000 inside, the host's
+# public name outside). Presigned URLs are signed for this host. Empty: the same.
+PRESIGNED_ENDPOINT_URL = env_str("PRESIGNED_ENDPOINT_URL")
+if PRESIGNED_ENDPOINT_URL and urlsplit(PRESIGNED_ENDPOINT_URL).scheme not in {"http", "https"}:
+    raise ImproperlyConfigured(
+        f"PRESIGNED_ENDPOINT_URL must be an http(s) URL, got {PRESIGNED_ENDPOINT_URL!r}"
+    )
+if AWS_STORAGE_BUCKET_NAME:
+    STORAGES["default"] = s3_storage(
+        bucket=AWS_STORAGE_BUCKET_NAME,
+        endpoint_url=env_str("AWS_S3_ENDPOINT_URL"),
+        access_key=env_str("AWS_ACCESS_KEY_ID"),
+        secret_key=env_str("AWS_SECRET_ACCESS_KEY"),
+        region=env_str("AWS_S3_REGION_NAME", "us-east-1"),
+        timeout=STORAGE_TIMEOUT_SECONDS,
+    )
+# --- end of object storage -------------------------------------------------------------
 
 # Uploads: stream anything above 2.5 MB to a temporary file, never hold it in memory.
 MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 500)
@@ -441,6 +536,13 @@ HEALTH_TIMEOUT_SECONDS = at_least(
     "the workers' ping alone waits a second",
 )
 # --- end of the /health/ block -----------------------------------------------------------
+
+# --- Object storage (issue #15): presigned uploads never confirmed are deleted hourly.
+CELERY_BEAT_SCHEDULE["discard-expired-uploads"] = {
+    "task": "leaderboard.tasks.discard_expired_uploads",
+    "schedule": 3600.0,
+    "options": {"expires": 3600.0},
+}
 
 LOGGING = {
     "version": 1,

@@ -7,6 +7,7 @@ comparisons between them; API tokens. One module per group, re-exported here so 
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
 - ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
+- ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
 imports a task, a page or the pipeline: sending work to Celery belongs to
@@ -40,6 +41,7 @@ from leaderboard.models.submissions import (
     utc_day_start,
 )
 from leaderboard.models.tokens import ApiToken
+from leaderboard.models.uploads import PendingUpload, PendingUploadQuerySet
 
 __all__ = [
     "RUN_NAME_RE",
@@ -52,6 +54,8 @@ __all__ = [
     "InformationNeed",
     "Judgments",
     "MeasureVector",
+    "PendingUpload",
+    "PendingUploadQuerySet",
     "Profile",
     "Result",
     "ResultQuerySet",

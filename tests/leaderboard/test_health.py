@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 
 import pytest
 from django.core.files.storage import FileSystemStorage
 
 from tests.faults.services import RedisServer
-from tests.leaderboard.workers import Worker, broker_or_skip, celery_on, free_port, purge
+from tests.leaderboard.workers import Worker, broker_or_skip, celery_on, free_port
 
 CHECKS = {"database", "broker", "storage", "workers"}
 
@@ -97,15 +96,6 @@ def test_health_is_exempt_from_the_https_redirect_and_from_log_in_lockouts(clien
         == 429
     )
     assert client.get("/health/").status_code == 200
-
-
-@pytest.fixture
-def queue():
-    broker = broker_or_skip()
-    name = f"test-health-{uuid.uuid4().hex[:8]}"
-    with celery_on(broker, name):
-        yield name
-        purge(name)
 
 
 @pytest.mark.worker

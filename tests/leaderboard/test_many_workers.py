@@ -6,7 +6,6 @@ included: not marked slow)."""
 from __future__ import annotations
 
 import time
-import uuid
 
 import numpy as np
 import pytest
@@ -18,9 +17,6 @@ from leaderboard.pipeline.tasks import queue_scoring
 from tests.leaderboard.workers import (
     ROOT,
     Worker,
-    broker_or_skip,
-    celery_on,
-    purge,
     scored_lines,
     wait_for,
 )
@@ -43,15 +39,6 @@ def _runs(count: int) -> list[bytes]:
             ).encode()
         )
     return runs
-
-
-@pytest.fixture
-def queue():
-    broker = broker_or_skip()
-    name = f"test-many-{uuid.uuid4().hex[:8]}"
-    with celery_on(broker, name):
-        yield name
-        purge(name)
 
 
 @pytest.mark.worker

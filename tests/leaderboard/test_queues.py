@@ -6,7 +6,6 @@ consumes every queue (as ``make worker`` does)."""
 from __future__ import annotations
 
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -19,8 +18,6 @@ from leaderboard.pipeline import tasks
 from tests.leaderboard.workers import (
     Worker,
     broker_or_skip,
-    celery_on,
-    purge,
     queues_of,
     wait_for,
 )
@@ -46,15 +43,6 @@ def test_a_worker_without_q_consumes_every_queue():
     ``worker``) consumes the default, score and compare queues."""
     names = [queue.name for queue in app.conf.task_queues]
     assert names == ["celery", "score", "compare"]
-
-
-@pytest.fixture
-def queue():
-    broker = broker_or_skip()
-    name = f"test-q-{uuid.uuid4().hex[:8]}"
-    with celery_on(broker, name):
-        yield name
-        purge(name)
 
 
 @pytest.fixture

@@ -118,13 +118,37 @@ def test_docker_compose_describes_the_production_path():
     assert worker["command"][:4] == ["celery", "-A", "leaderboard", "worker"]
     for name in ("web", "worker"):
         service = services[name]
-        assert "media:/data/media" in service["volumes"]
         assert service["env_file"] == ".env"
         assert service["environment"]["CELERY_BROKER_URL"].startswith("redis://redis")
         assert service["environment"]["DATABASE_URL"].startswith("postgres://")
         assert service["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert "ports" not in worker, "workers scale with --scale worker=N, so no fixed ports"
-    assert {"pgdata", "media"} <= set(compose["volumes"])
+    assert "pgdata" in compose["volumes"]
+
+
+def test_docker_compose_shares_files_through_minio_not_a_volume():
+    """Web and workers may run on different hosts: files go through MinIO's bucket."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    minio = services["minio"]
+    assert minio["image"].startswith("minio/minio")
+    assert minio["command"][:2] == ["server", "/data"]
+    assert "miniodata:/data" in minio["volumes"] and "miniodata" in compose["volumes"]
+    assert "healthcheck" in minio
+    bucket = services["bucket"]  # the one-shot that creates the bucket at start-up
+    assert bucket["image"].startswith("minio/mc")
+    assert bucket["depends_on"]["minio"]["condition"] == "service_healthy"
+    assert "mc mb --ignore-existing" in " ".join(bucket["command"])
+    assert bucket["restart"] == "no"
+    for name in ("web", "worker", "beat"):
+        service = services[name]
+        assert not service.get("volumes"), f"{name} shares no media volume"
+        env = service["environment"]
+        assert "MEDIA_ROOT" not in env
+        assert env["AWS_STORAGE_BUCKET_NAME"] and env["AWS_S3_ENDPOINT_URL"] == "http://minio:9000"
+        assert env["AWS_ACCESS_KEY_ID"] and env["AWS_SECRET_ACCESS_KEY"]
+        assert service["depends_on"]["bucket"]["condition"] == "service_completed_successfully"
+    assert "media" not in compose["volumes"]
 
 
 def test_celery_beat_runs_the_sweep_every_few_minutes(settings):
@@ -232,3 +256,69 @@ def test_docker_compose_scales_workers_and_checks_health():
     assert "-Q ${CELERY_SCORE_QUEUE:-score}," in services["score-worker"]["command"]
     assert "-Q ${CELERY_COMPARE_QUEUE:-compare}," in services["compare-worker"]["command"]
     assert services["score-worker"]["profiles"] == ["queues"]
+
+
+# --- Object storage (issue #15) --------------------------------------------------------
+
+
+def storage_settings(**env: str) -> subprocess.CompletedProcess:
+    """Import the settings in a fresh process with ``env``; print the default storage."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='leaderboard.settings';"
+            " django.setup(); from django.core.files.storage import storages;"
+            " s = storages['default']; print(type(s).__name__,"
+            " getattr(s, 'bucket_name', '-'), getattr(s, 'endpoint_url', '-'))",
+        ],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_without_a_bucket_files_stay_under_media_root():
+    result = storage_settings()
+    assert result.stdout.split() == ["FileSystemStorage", "-", "-"], result.stderr
+
+
+def test_with_a_bucket_files_go_to_s3_through_django_storages():
+    result = storage_settings(
+        AWS_STORAGE_BUCKET_NAME="runs.example-org",
+        AWS_S3_ENDPOINT_URL="http://minio:9000",
+        AWS_ACCESS_KEY_ID="key",
+        AWS_SECRET_ACCESS_KEY="secret",
+    )
+    assert result.stdout.split() == ["S3Storage", "runs.example-org", "http://minio:9000"], (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"AWS_STORAGE_BUCKET_NAME": "Runs_Bucket"},
+            "AWS_STORAGE_BUCKET_NAME must be an S3 bucket name",
+        ),
+        (
+            {"AWS_STORAGE_BUCKET_NAME": "runs", "AWS_S3_ENDPOINT_URL": "minio:9000"},
+            "AWS_S3_ENDPOINT_URL must be an http(s) URL such as http://minio:9000, got 'minio:9000'",
+        ),
+        (
+            {"AWS_STORAGE_BUCKET_NAME": "runs", "AWS_ACCESS_KEY_ID": "key"},
+            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together",
+        ),
+        ({"STORAGE_TIMEOUT_SECONDS": "0"}, "STORAGE_TIMEOUT_SECONDS must be at least 1 seconds"),
+        ({"PRESIGNED_UPLOAD_SECONDS": "10"}, "PRESIGNED_UPLOAD_SECONDS must be at least 60"),
+        ({"PRESIGNED_ENDPOINT_URL": "localhost:9000"}, "PRESIGNED_ENDPOINT_URL must be an http(s)"),
+    ],
+)
+def test_bad_storage_settings_refuse_to_start_with_a_clear_message(env, message):
+    result = storage_settings(**env)
+    assert result.returncode != 0
+    assert f"ImproperlyConfigured: {message}" in result.stderr

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import kombu.pools
@@ -248,3 +249,14 @@ def scored_lines(*workers: Worker) -> list[str]:
         for line in worker.log_path.read_text().splitlines()
         if "score_submission" in line and "succeeded" in line and "'scored'" in line
     ]
+
+
+@pytest.fixture
+def queue():
+    """A test's own queues on the test Redis (``celery_on``), emptied afterwards; skipped
+    (failed under REQUIRE_REAL_SERVICES) without a broker. Imported by conftest.py."""
+    broker = broker_or_skip()
+    name = f"test-{uuid.uuid4().hex[:8]}"
+    with celery_on(broker, name):
+        yield name
+        purge(name)
