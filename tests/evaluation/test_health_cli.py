@@ -39,7 +39,9 @@ def test_power_json_and_text(capsys) -> None:
 
 
 def test_discrim_counts_of_the_readme(capsys) -> None:
-    code, out, _ = run(capsys, "discrim", "--scores", AP, "--correction", "holm", "--format", "json")
+    code, out, _ = run(
+        capsys, "discrim", "--scores", AP, "--correction", "holm", "--format", "json"
+    )
     report = json.loads(out)
     assert code == 0 and (report["significant"], report["pairs"]) == (3084, 8256)
     assert len(report["asl"]) == 8256
