@@ -135,8 +135,12 @@ def pool_bias(
         if len(removed):
             key = pd.MultiIndex.from_frame(removed[["need_id", "doc_id"]])
             kept = qrels[~pd.MultiIndex.from_frame(qrels[["need_id", "doc_id"]]).isin(key)]
-            for i in mine:
-                trial[i] = _scores(kept, frames[names[i]], measure, needs, **kw).mean()
+            for i in mine:  # nothing judged left (one participant pooled it all): zeros
+                trial[i] = (
+                    _scores(kept, frames[names[i]], measure, needs, **kw).mean()
+                    if len(kept)
+                    else 0.0
+                )
         loo[mine] = trial[mine]
         loo_rank[mine] = _competition_ranks(trial)[mine]
         drops = score[mine] - trial[mine]

@@ -87,9 +87,13 @@ def t_test_power(delta: ArrayLike, n: ArrayLike, sigma_d: float, alpha: float = 
     df = n[ok] - 1
     critical = stats.t.isf(alpha / 2, df)
     noncentrality = np.sqrt(n[ok]) * delta[ok] / sigma_d
-    out[ok] = stats.nct.sf(critical, df, noncentrality) + stats.nct.cdf(
-        -critical, df, noncentrality
-    )
+    upper = stats.nct.sf(critical, df, noncentrality)
+    lower = stats.nct.cdf(-critical, df, noncentrality)
+    # scipy's noncentral t can return NaN far in a tail (df = 3, lambda = 40): there the
+    # lower tail is below 1e-30 and the upper one is 1.
+    lower = np.where(np.isnan(lower), 0.0, lower)
+    upper = np.where(np.isnan(upper) & (noncentrality > critical), 1.0, upper)
+    out[ok] = np.minimum(upper + lower, 1.0)
     return out
 
 

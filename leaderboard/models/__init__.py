@@ -6,6 +6,7 @@ comparisons between them; API tokens. One module per group, re-exported here so 
 - ``submissions``: ``Submission`` (a run and its status) and the run-name rules.
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
+- ``health``: ``BenchmarkHealth`` (power, discriminative power, pool bias; stored JSON).
 - ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
@@ -23,6 +24,7 @@ from leaderboard.models.benchmarks import (
     Judgments,
     judgments_path,
 )
+from leaderboard.models.health import BenchmarkHealth
 from leaderboard.models.people import Profile, Team
 from leaderboard.models.results import (
     Comparison,
@@ -46,6 +48,7 @@ __all__ = [
     "TESTED_MEASURES",
     "ApiToken",
     "Benchmark",
+    "BenchmarkHealth",
     "BenchmarkQuerySet",
     "Comparison",
     "ComparisonQuerySet",

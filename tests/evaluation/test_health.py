@@ -88,6 +88,9 @@ def test_mdd_and_power_against_scipy_nct(name: str) -> None:
 
 
 def test_mdd_known_value_and_edges() -> None:
+    # few needs: scipy's nct gives NaN far in the lower tail (df = 3, lambda = 40)
+    assert t_test_power(2.0, 4, 0.1) == 1.0
+    assert direct_power(minimum_detectable_difference(4, 0.1), 4, 0.1) == pytest.approx(0.8)
     assert minimum_detectable_difference(50, 0.1) == pytest.approx(0.040418, abs=1e-6)
     assert math.isnan(minimum_detectable_difference(1, 0.1))
     assert minimum_detectable_difference(50, 0.0) == 0.0

@@ -106,3 +106,13 @@ def test_pool_bias_bad_input(campaign) -> None:
         pool_bias(campaign["qrels"], campaign["runs"], {"A1": "A"})
     with pytest.raises(ValueError, match="depth"):
         pool_contributions(campaign["runs"], campaign["participants"], 0)
+
+
+def test_one_participant_pooled_everything(campaign) -> None:
+    """Leaving the only participant out removes every judgment retrieved: its runs score 0."""
+    runs = {"A1": campaign["runs"]["A1"], "C1": campaign["runs"]["C1"]}
+    qrels = campaign["qrels"]
+    pooled = qrels[qrels["doc_id"].str.contains("-a|-x|-s")]
+    result = pool_bias(pooled, runs, {"A1": "A", "C1": "A"}, depth=DEPTH)
+    assert (result["runs"]["loo_score"] == 0.0).all()
+    assert result["max_drop"] == pytest.approx(result["runs"]["score"].max())

@@ -1,181 +1,130 @@
-"""``/health/``: database, broker, storage and workers; 200 when all answer, 503 otherwise,
-within HEALTH_TIMEOUT_SECONDS even when a service hangs; nothing secret in the answer."""
+"""The benchmark health (issue 17): computed in the background, stored, shown.
+
+The task is debounced (a newer request supersedes a queued one), runs on the compare
+queue, is queued after each run's comparisons; the page reads what was stored and
+never computes; the leaderboard shows the MDD line.
+"""
 
 from __future__ import annotations
 
-import threading
-import time
-import uuid
+import math
 
 import pytest
-from django.core.files.storage import FileSystemStorage
+from django.contrib.auth import get_user_model
 
-from tests.faults.services import RedisServer
-from tests.leaderboard.workers import Worker, broker_or_skip, celery_on, free_port, purge
-
-CHECKS = {"database", "broker", "storage", "workers"}
-
-
-def _get(client):
-    started = time.monotonic()
-    response = client.get("/health/")
-    return response, time.monotonic() - started
+from evaluation.health import minimum_detectable_difference, residual_variance
+from leaderboard.celery import route
+from leaderboard.models import Benchmark, BenchmarkHealth, Submission
+from leaderboard.pipeline import health, tasks
 
 
-def _shape(body: dict) -> None:
-    assert set(body) == {"status", "checks"}
-    assert set(body["checks"]) == CHECKS
-    for check in body["checks"].values():
-        assert isinstance(check["ok"], bool)
-        assert check["ok"] or isinstance(check["error"], str)
+def _other_owner(benchmark: Benchmark) -> None:
+    """System B to another participant: two participants, so pool bias has someone to leave out."""
+    bob = get_user_model().objects.create_user("bob-b", password="pw-bob-123")
+    Submission.objects.filter(benchmark=benchmark, run_name="system-B").update(participant=bob)
 
 
-@pytest.mark.django_db
-def test_without_a_broker_tasks_run_in_process_and_the_site_is_healthy(client, settings):
-    settings.CELERY_BROKER_URL = ""
-    response, _ = _get(client)
+def test_load_demo_computes_and_stores_the_health(demo) -> None:
+    row = BenchmarkHealth.objects.get(benchmark=demo, judgments=demo.current_judgments)
+    assert row.computed_at is not None
+    data = row.data
+    assert (data["runs"], data["needs"], data["primary"]) == (2, 4, "map")
+    ap = data["measures"]["map"]
+    result = demo.submissions.get(run_name="system-A").results.get()
+    assert ap["discriminative_power"]["pairs"] == 1
+    # the stored numbers are the engine's on the stored per-need scores
+    from leaderboard.pipeline.health import _matrix, _results
+
+    results = list(_results(demo, demo.current_judgments))
+    mask = result.per_need_frame()["num_rel"].to_numpy() > 0
+    matrix = _matrix(results, "map", mask)
+    sigma = math.sqrt(2 * residual_variance(matrix))
+    assert ap["mdd"] == pytest.approx(minimum_detectable_difference(4, sigma))
+
+
+def test_pool_bias_with_two_participants(demo) -> None:
+    _other_owner(demo)
+    row = health.compute(demo.pk, demo.current_judgments_id)
+    pool = row.data["pool_bias"]
+    assert pool["depth"] == 100 and pool["participants"] == 2
+    assert {r["run"] for r in pool["runs"]} == {"system-A", "system-B"}
+    for r in pool["runs"]:
+        assert r["loo_score"] <= r["score"] + 1e-12
+        assert 0 <= r["judged"] <= 1
+    assert pool["max_drop"] == pytest.approx(max(r["drop"] for r in pool["runs"]))
+
+
+def test_health_page_public_and_organizer_only_when_unpublished(demo, client) -> None:
+    _other_owner(demo)
+    health.compute(demo.pk, demo.current_judgments_id)
+    response = client.get(f"/benchmarks/{demo.slug}/health/")
     assert response.status_code == 200
-    assert response["Content-Type"] == "application/json"
-    assert "no-cache" in response["Cache-Control"]
-    body = response.json()
-    _shape(body)
-    assert body["status"] == "ok"
-    assert body["checks"]["broker"] == {
-        "ok": True,
-        "in_process": True,
-        "ms": pytest.approx(0, abs=500),
+    html = response.content.decode()
+    assert "Benchmark health" in html and "computed <time" in html
+    assert 'data-plot="asl"' in html and "Pool bias" in html and "system-B" in html
+    mdd = BenchmarkHealth.objects.get(benchmark=demo).data["measures"]["map"]["mdd"]
+    assert f"{mdd:.4f}" in html
+    Benchmark.objects.filter(pk=demo.pk).update(published=False)
+    assert client.get(f"/benchmarks/{demo.slug}/health/").status_code == 404
+    olga = get_user_model().objects.create_user("olga-o", password="pw-olga-123")
+    demo.organizers.add(olga)
+    client.force_login(olga)
+    assert client.get(f"/benchmarks/{demo.slug}/health/").status_code == 200
+
+
+def test_page_never_computes(library, client) -> None:
+    response = client.get(f"/benchmarks/{library.slug}/health/")
+    assert response.status_code == 200
+    assert "Not computed yet" in response.content.decode()
+    assert not BenchmarkHealth.objects.exists()
+    assert client.get("/benchmarks/no-such/health/").status_code == 404
+
+
+def test_leaderboard_shows_the_mdd_line(demo, client) -> None:
+    html = client.get(f"/benchmarks/{demo.slug}/").content.decode()
+    mdd = BenchmarkHealth.objects.get(benchmark=demo).data["measures"]["map"]["mdd"]
+    assert f"With 4 needs, MAP differences below {mdd:.3f} are unlikely" in html
+    assert f'href="/benchmarks/{demo.slug}/health/"' in html
+    BenchmarkHealth.objects.all().delete()
+    assert "mdd-line" not in client.get(f"/benchmarks/{demo.slug}/").content.decode()
+
+
+def test_debounced_newest_request_wins(demo) -> None:
+    judgments = demo.current_judgments_id
+    BenchmarkHealth.objects.all().delete()
+    first = BenchmarkHealth.request(demo.pk, judgments)
+    second = BenchmarkHealth.request(demo.pk, judgments)
+    assert second == first + 1
+    assert tasks.compute_health(demo.pk, judgments, first) == "superseded"
+    assert BenchmarkHealth.objects.get().computed_at is None
+    assert tasks.compute_health(demo.pk, judgments, second) == "computed"
+    assert BenchmarkHealth.objects.get().computed_at is not None
+
+
+def test_comparing_a_run_queues_the_health_on_the_compare_queue(
+    demo, settings, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    assert route("leaderboard.tasks.compute_health", (), {}, {}) == {
+        "queue": settings.CELERY_COMPARE_QUEUE
     }
-    assert body["checks"]["workers"]["in_process"] is True
-    assert body["checks"]["database"]["ok"] and body["checks"]["storage"]["ok"]
-
-
-class HungStorage(FileSystemStorage):
-    """A bucket that never answers (until the test lets it go)."""
-
-    release = threading.Event()
-
-    def exists(self, name):
-        self.release.wait(30)
-        return False
-
-
-@pytest.mark.django_db
-def test_a_hung_storage_fails_its_check_within_the_timeout(client, settings):
-    settings.CELERY_BROKER_URL = ""
-    settings.HEALTH_TIMEOUT_SECONDS = 2
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "default": {"BACKEND": "tests.leaderboard.test_health.HungStorage"},
-    }
-    HungStorage.release.clear()
-    try:
-        response, seconds = _get(client)
-    finally:
-        HungStorage.release.set()
-    assert response.status_code == 503
-    body = response.json()
-    _shape(body)
-    assert body["status"] == "failing"
-    assert body["checks"]["storage"] == {"ok": False, "error": "timed out after 2 s"}
-    assert body["checks"]["database"]["ok"] is True
-    assert 1.9 < seconds < 3.5, seconds
-
-
-@pytest.mark.django_db
-def test_health_is_exempt_from_the_https_redirect_and_from_log_in_lockouts(client, settings):
-    """Healthchecks speak plain HTTP inside the host; an address locked out by django-axes
-    (too many failed log-ins) still gets its answer."""
-    settings.CELERY_BROKER_URL = ""
-    settings.SECURE_SSL_REDIRECT = True
-    assert client.get("/").status_code == 301  # every other page goes to https
-    for _ in range(settings.AXES_FAILURE_LIMIT + 1):
-        client.post("/accounts/login/", {"username": "nobody", "password": "wrong"}, secure=True)
-    assert (
-        client.post(
-            "/accounts/login/", {"username": "nobody", "password": "wrong"}, secure=True
-        ).status_code
-        == 429
+    sent = []
+    monkeypatch.setattr(
+        tasks.compute_health, "apply_async", lambda args, countdown: sent.append((args, countdown))
     )
-    assert client.get("/health/").status_code == 200
+    settings.BENCHMARK_HEALTH_DELAY_SECONDS = 7
+    run = demo.submissions.get(run_name="system-A")
+    before = BenchmarkHealth.objects.get(benchmark=demo).requested
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.compare_submission(run.pk, run.judgments_id)
+        tasks.compare_submission(run.pk, run.judgments_id)
+    assert sent == [
+        ((demo.pk, run.judgments_id, before + 1), 7),
+        ((demo.pk, run.judgments_id, before + 2), 7),
+    ]
 
 
-@pytest.fixture
-def queue():
-    broker = broker_or_skip()
-    name = f"test-health-{uuid.uuid4().hex[:8]}"
-    with celery_on(broker, name):
-        yield name
-        purge(name)
+def test_pool_depth_in_the_admin_form(demo) -> None:
+    from leaderboard.admin_forms import BenchmarkForm
 
-
-@pytest.mark.worker
-@pytest.mark.django_db(transaction=True)
-def test_with_a_worker_running_every_check_passes(queue, client, settings, tmp_path):
-    worker = Worker(queue, settings.MEDIA_ROOT, tmp_path / "worker.log")
-    try:
-        worker.wait_ready()
-        response, seconds = _get(client)
-    finally:
-        worker.stop()
-    assert response.status_code == 200, response.content
-    body = response.json()
-    _shape(body)
-    assert body["status"] == "ok"
-    assert all(check["ok"] for check in body["checks"].values())
-    assert body["checks"]["workers"]["count"] >= 1
-    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + 1
-
-
-@pytest.mark.worker
-@pytest.mark.django_db(transaction=True)
-def test_with_no_worker_running_the_workers_check_fails(queue, client, settings):
-    response, seconds = _get(client)
-    assert response.status_code == 503
-    body = response.json()
-    _shape(body)
-    assert body["checks"]["workers"] == {
-        "ok": False,
-        "error": "no worker answered",
-        "count": 0,
-        "ms": body["checks"]["workers"]["ms"],
-    }
-    assert body["checks"]["broker"]["ok"] and body["checks"]["database"]["ok"]
-    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + 1
-
-
-@pytest.mark.worker
-@pytest.mark.django_db
-def test_an_unreachable_broker_fails_broker_and_workers_and_names_no_address(client, settings):
-    broker_or_skip()
-    port = free_port()  # nothing listens there
-    with celery_on(f"redis://:s3cret-pw@127.0.0.1:{port}/0", "nowhere"):
-        response, seconds = _get(client)
-    assert response.status_code == 503
-    body = response.json()
-    _shape(body)
-    assert body["checks"]["broker"]["ok"] is False
-    assert body["checks"]["workers"]["ok"] is False
-    assert body["checks"]["database"]["ok"] is True
-    text = response.content.decode()
-    assert "s3cret" not in text and str(port) not in text and "127.0.0.1" not in text
-    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + 1
-
-
-@pytest.mark.worker
-@pytest.mark.django_db
-def test_a_hung_broker_answers_503_within_the_timeout(client, settings, tmp_path):
-    """Redis stopped with SIGSTOP (connections accepted, nothing answered)."""
-    broker_or_skip()
-    redis = RedisServer(tmp_path / "redis.log")
-    redis.start()
-    try:
-        redis.pause()
-        with celery_on(redis.url, "hung"):
-            response, seconds = _get(client)
-    finally:
-        redis.stop()
-    assert response.status_code == 503
-    body = response.json()
-    assert body["checks"]["broker"]["ok"] is False
-    assert body["checks"]["workers"]["ok"] is False
-    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + 1, seconds
+    assert "pool_depth" in BenchmarkForm.base_fields
+    assert Benchmark._meta.get_field("pool_depth").default == 100
