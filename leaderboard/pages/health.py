@@ -57,6 +57,12 @@ def asl_figure(curve: list[list[float]], label: str, alpha: float, pairs: int) -
         f"α = {alpha:g}</text>"
         f'<path class="series" fill="none" stroke-width="2.5" stroke="{colour}" d="{path}"/>'
     )
+    if len(curve) <= 50:  # few pairs: each one a dot (a single pair draws no line)
+        dots = "".join(f"M{frame.x(r):.1f} {frame.y(p):.1f}h0" for r, p in curve)
+        body.append(
+            f'<path class="series-points" fill="none" stroke-width="7" stroke-linecap="round" '
+            f'stroke="{colour}" d="{dots}"/>'
+        )
     below = sum(1 for _, p in curve if p < alpha)
     desc = (
         f"The corrected p-value of each of {pairs} pairs of runs on {label}, sorted; "

@@ -62,6 +62,7 @@ def test_health_page_public_and_organizer_only_when_unpublished(demo, client) ->
     html = response.content.decode()
     assert "Benchmark health" in html and "computed <time" in html
     assert 'data-plot="asl"' in html and "Pool bias" in html and "system-B" in html
+    assert 'class="series-points"' in html  # one pair: a dot, since one point draws no line
     mdd = BenchmarkHealth.objects.get(benchmark=demo).data["measures"]["map"]["mdd"]
     assert f"{mdd:.4f}" in html
     Benchmark.objects.filter(pk=demo.pk).update(published=False)
