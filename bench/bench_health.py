@@ -36,6 +36,7 @@ from evaluation.health import (  # noqa: E402
     kendall_tau,
     minimum_detectable_difference,
     pair_p_values,
+    pool_bias,
     residual_variance,
     tau_ap,
     topic_set_size,
@@ -59,6 +60,31 @@ def generated(runs: int, needs: int, seed: int) -> pd.DataFrame:
     x = rng.beta(2, 5, runs)[None, :] + rng.normal(0, 0.15, needs)[:, None]
     x += rng.normal(0, 0.12, (needs, runs))
     return pd.DataFrame(np.clip(x, 0, 1), columns=[f"run{i}" for i in range(runs)])
+
+
+def campaign(participants: int, per: int, needs: int, depth: int, seed: int):
+    """Runs of 1,000 documents per need drawn from a shared collection of 5,000 per need,
+    judged to ``depth`` over every run (the pool), 10% of the pooled documents relevant."""
+    rng = np.random.default_rng(seed)
+    runs, owners = {}, {}
+    for p in range(participants):
+        for r in range(per):
+            docs = np.concatenate([rng.choice(5000, 1000, replace=False) for _ in range(needs)])
+            runs[f"p{p}r{r}"] = pd.DataFrame(
+                {
+                    "need_id": np.repeat([f"n{i}" for i in range(needs)], 1000),
+                    "doc_id": [f"d{d}" for d in docs],
+                    "score": np.tile(np.arange(1000, 0, -1, dtype=float), needs),
+                }
+            )
+            owners[f"p{p}r{r}"] = f"p{p}"
+    pooled = pd.concat(
+        [f.groupby("need_id", observed=True).head(depth) for f in runs.values()]
+    ).drop_duplicates(["need_id", "doc_id"])
+    qrels = pooled[["need_id", "doc_id"]].assign(
+        relevance=(rng.random(len(pooled)) < 0.1).astype(np.int64)
+    )
+    return qrels, runs, owners
 
 
 def parts(scores: pd.DataFrame, test: str, repeat: int) -> dict[str, float]:
@@ -112,6 +138,10 @@ def main() -> int:
         failed |= not ok
         detail = ", ".join(f"{k} {v:.3f}" for k, v in split.items())
         print(f"{label:<52} {total:8.2f}  {'ok' if ok else 'SLOW':>6}  {detail}")
+    qrels, runs, owners = campaign(40, 2, 50, 100, 0)
+    label = "pool bias: 80 runs (40 participants) x 50 needs"
+    total = best(lambda: pool_bias(qrels, runs, owners, depth=100), 1)
+    print(f"{label:<52} {total:8.2f}  {'-':>6}  1,000 documents per need, pool depth 100")
     return 1 if failed else 0
 
 

@@ -76,12 +76,20 @@ def pool_contributions(
 
 def _scores(
     qrels: pd.DataFrame, run: pd.DataFrame, measure: str, needs: pd.Index, **kw
+) -> pd.Series:
+    return _score_table(qrels, run, [measure], needs, **kw).iloc[:, 0]
+
+
+def _score_table(
+    qrels: pd.DataFrame, run: pd.DataFrame, measures: list[str], needs: pd.Index, **kw
 ) -> pd.DataFrame:
-    table = evaluate(qrels, run, measures=[measure], complete=True, **kw).per_need
-    if table.shape[1] != 1:
-        raise ValueError(f"measure {measure!r} gives several values: name one")
+    """Per-need scores of each measure (one evaluation: the run is ordered once), over
+    ``needs`` (a need the run or the qrels lack scores 0)."""
+    table = evaluate(qrels, run, measures=measures, complete=True, **kw).per_need
+    if table.shape[1] != len(measures):
+        raise ValueError(f"measure {measures[0]!r} gives several values: name one")
     table.index = table.index.astype(str)
-    return table.iloc[:, 0].reindex(needs, fill_value=0.0)
+    return table.reindex(needs, fill_value=0.0)
 
 
 def pool_bias(
@@ -120,9 +128,12 @@ def pool_bias(
     score = np.empty(len(names))
     judged = np.empty(len(names))
     judged_measure = f"Judged@{judged_k}"
+    both = [measure, judged_measure] if measure != judged_measure else [measure]
     for i, name in enumerate(names):
-        score[i] = _scores(qrels, frames[name], measure, needs, **kw).mean()
-        judged[i] = _scores(qrels, frames[name], judged_measure, needs, **kw).mean()
+        means = _score_table(qrels, frames[name], both, needs, **kw).mean()
+        judged_column = f"judged_{judged_k}"  # the engine's name; columns come in its order
+        others = [c for c in means.index if c != judged_column] or [judged_column]
+        score[i], judged[i] = means[others[0]], means[judged_column]
     loo = score.copy()
     by_participant = np.array([participants[name] for name in names])
     rows = []

@@ -116,3 +116,14 @@ def test_one_participant_pooled_everything(campaign) -> None:
     result = pool_bias(pooled, runs, {"A1": "A", "C1": "A"}, depth=DEPTH)
     assert (result["runs"]["loo_score"] == 0.0).all()
     assert result["max_drop"] == pytest.approx(result["runs"]["score"].max())
+
+
+def test_other_measures_and_judged_cutoffs(campaign) -> None:
+    qrels, runs = campaign["qrels"], campaign["runs"]
+    result = pool_bias(qrels, runs, campaign["participants"], measure="RR@10", judged_k=5)
+    table = result["runs"].set_index("run")
+    for name, run in runs.items():
+        per_need = evaluate(qrels, run, measures=["RR@10", "Judged@5"], complete=True).per_need
+        per_need = per_need.reindex(NEEDS, fill_value=0.0)
+        assert table.loc[name, "score"] == pytest.approx(per_need["recip_rank_cut_10"].mean())
+        assert table.loc[name, "judged"] == pytest.approx(per_need["judged_5"].mean())
