@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evaluation.cli.compare import InputError, read_scores, scores_from_runs
+from evaluation.cli.compare import InputError, family_notes, read_scores, scores_from_runs
 from evaluation.health import (
     DELTAS,
     TESTS,
@@ -162,6 +162,11 @@ def run_discrim(argv: Sequence[str]) -> int:
         **found,
         "share": _finite(found["share"]),
         "asl": [[int(k), float(v)] for k, v in asl_curve(p, args.correction)],
+        "notes": family_notes(
+            found["pairs"], int(scores.shape[0]), args.permutations, args.correction, args.alpha
+        )
+        if args.test == "randomization"
+        else [],
     }
     return _emit(report, args, discrim_text)
 
@@ -172,6 +177,7 @@ def discrim_text(r: dict) -> str:
         f"{r['runs']} runs, {r['measure']} over {r['needs']} needs; {r['test']} test, "
         f"correction {r['correction']}, alpha = {r['alpha']}\n"
         f"discriminative power: {r['significant']} of {r['pairs']} pairs significant ({share})\n"
+        + "".join(f"note: {note}\n" for note in r["notes"])
     )
 
 

@@ -86,3 +86,17 @@ def test_bad_input(capsys, tmp_path: Path) -> None:
     assert code == 1 and "same run columns" in err
     with pytest.raises(SystemExit):
         run(capsys, "poolbias", *SEED_ARGS, "--participant", "nope=team")
+
+
+def test_discrim_randomization_says_what_holm_cannot_find(capsys, tmp_path: Path) -> None:
+    """The fixture README's warning: B permutations floor p at 1/(B+1), so Holm over many
+    pairs can find nothing; the command says so rather than only printing 0."""
+    scores = pd.read_csv(AP).iloc[:, :12]
+    path = tmp_path / "twelve.csv"
+    scores.to_csv(path, index=False)
+    args = ["discrim", "--scores", str(path), "--test", "randomization", "--permutations", "99"]
+    code, out, _ = run(capsys, *args, "--correction", "holm")
+    assert code == 0 and "0 of 66 pairs significant" in out
+    assert "no randomization p can pass Holm over 66 pairs" in out
+    code, out, _ = run(capsys, *args, "--correction", "none")
+    assert "no randomization p can pass" not in out
