@@ -20,6 +20,10 @@ def main(argv: list[str] | None = None) -> int:
         from evaluation.cli.compare import main as compare_main
 
         return compare_main(argv[1:])
+    if argv and argv[0] in ("power", "discrim", "tau", "poolbias"):  # evaluation.cli.health
+        from evaluation.cli.health import main as health_main
+
+        return health_main(argv[0], argv[1:])
     return score_main(argv)
 
 

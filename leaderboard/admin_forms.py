@@ -110,6 +110,14 @@ class BenchmarkForm(forms.ModelForm):
         help_text=Benchmark._meta.get_field("judged_threshold").help_text,
     )
 
+    pool_depth = forms.IntegerField(
+        label="Pool depth",
+        required=False,  # left empty (or not posted): kept as it is, 100 on a new benchmark
+        min_value=1,
+        initial=Benchmark._meta.get_field("pool_depth").default,
+        help_text=Benchmark._meta.get_field("pool_depth").help_text,
+    )
+
     class Meta:
         model = Benchmark
         fields = [
@@ -125,6 +133,7 @@ class BenchmarkForm(forms.ModelForm):
             "relevance_level",
             "max_depth",
             "judged_threshold",
+            "pool_depth",
             "is_open",
             "daily_limit",
             "published",
@@ -145,6 +154,10 @@ class BenchmarkForm(forms.ModelForm):
     def clean_judged_threshold(self) -> float:
         value = self.cleaned_data.get("judged_threshold")
         return Benchmark._meta.get_field("judged_threshold").default if value is None else value
+
+    def clean_pool_depth(self) -> int:
+        value = self.cleaned_data.get("pool_depth")
+        return self.instance.pool_depth if value is None else value
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -508,6 +508,11 @@ LEASE_SECONDS = at_least(
 STUCK_AFTER_SECONDS = at_least(
     "STUCK_AFTER_SECONDS", env_int("STUCK_AFTER_SECONDS", 2 * TASK_TIME_LIMIT), 1
 )
+# Benchmark health (issue 17): recomputed this long after the last run of a batch was
+# compared (each newer request supersedes a queued one), on the compare queue.
+BENCHMARK_HEALTH_DELAY_SECONDS = at_least(
+    "BENCHMARK_HEALTH_DELAY_SECONDS", env_int("BENCHMARK_HEALTH_DELAY_SECONDS", 10), 0
+)
 MAX_SCORING_ATTEMPTS = at_least("MAX_SCORING_ATTEMPTS", env_int("MAX_SCORING_ATTEMPTS", 3), 1)
 # The outbox: queued runs the broker never accepted are sent again this often.
 OUTBOX_INTERVAL_SECONDS = at_least(

@@ -10,6 +10,7 @@ from leaderboard import (
 from leaderboard.accounts import tokens
 from leaderboard.accounts import views as accounts
 from leaderboard.pages import benchmarks, comparisons, exports, runs
+from leaderboard.pages import health as health_page
 from leaderboard.uploads import owners
 from leaderboard.uploads import views as uploads
 
@@ -35,6 +36,7 @@ urlpatterns = [
         name="compare_plot",
     ),
     path("benchmarks/<slug:slug>/significance/", comparisons.significance, name="significance"),
+    path("benchmarks/<slug:slug>/health/", health_page.benchmark_health, name="benchmark_health"),
     path("submissions/<id:pk>/", runs.submission, name="submission"),
     path(
         "submissions/<id:pk>/plots/<str:name>.<str:fmt>",

@@ -4,6 +4,8 @@
   QRELS RUN``, trec_eval's flags, measure names and output.
 - :mod:`evaluation.cli.compare`: ``python -m evaluation compare QRELS RUN RUN ...`` (or
   ``--scores MATRIX.csv``), every pair of runs tested and corrected over all pairs.
+- :mod:`evaluation.cli.health`: ``python -m evaluation power|discrim|tau|poolbias``, a
+  benchmark's health (:mod:`evaluation.health`) from a score matrix or qrels and runs.
 
 Imports: argparse, numpy, pandas and the other sub-packages of :mod:`evaluation`
 through their public re-exports; no Django. This package imports neither command:

@@ -6,6 +6,7 @@ comparisons between them; API tokens. One module per group, re-exported here so 
 - ``submissions``: ``Submission`` (a run and its status) and the run-name rules.
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
+- ``health``: ``BenchmarkHealth`` (power, discriminative power, pool bias; stored JSON).
 - ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
 - ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
 
@@ -24,6 +25,7 @@ from leaderboard.models.benchmarks import (
     Judgments,
     judgments_path,
 )
+from leaderboard.models.health import BenchmarkHealth
 from leaderboard.models.people import Profile, Team
 from leaderboard.models.results import (
     Comparison,
@@ -48,6 +50,7 @@ __all__ = [
     "TESTED_MEASURES",
     "ApiToken",
     "Benchmark",
+    "BenchmarkHealth",
     "BenchmarkQuerySet",
     "Comparison",
     "ComparisonQuerySet",

@@ -118,6 +118,12 @@ class Benchmark(models.Model):
         "on the leaderboard: the pool did not see their documents, so their scores are "
         "underestimates. 0 flags none.",
     )
+    pool_depth = models.PositiveIntegerField(
+        default=100,
+        validators=[MinValueValidator(1)],
+        help_text="How deep the judgments pool went in each run: the benchmark health page's "
+        "pool-bias check leaves out the documents only one participant put this high.",
+    )
     is_open = models.BooleanField("open for submissions", default=True)
     daily_limit = models.PositiveIntegerField(
         default=10, help_text="Submissions per participant per UTC day (failed ones do not count)."

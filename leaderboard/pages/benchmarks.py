@@ -27,6 +27,7 @@ from leaderboard.pages.boards import (
     measure_label,
     unknown_measure_message,
 )
+from leaderboard.pages.health import current_health
 from leaderboard.pages.menus import measure_groups
 from leaderboard.pages.paging import board_page
 from leaderboard.pages.richtext import markdown_html, markdown_text
@@ -77,7 +78,11 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
     shown = board_page(board, request.GET.get("q"), request.GET.get("page"), request.user)
     others = [m for m in board.columns if m != board.measure]
+    health = current_health(benchmark)  # stored by the background task, never computed here
     context = {
+        "mdd_line": health.mdd_line(board.measure, measure_label(board.measure))
+        if health
+        else None,
         "best_query": "&best=team" if board.best_per_team else "",
         "benchmark": benchmark,
         "description": markdown_html(benchmark.description),

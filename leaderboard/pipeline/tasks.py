@@ -36,8 +36,8 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from leaderboard.models import Submission, SubmissionQuerySet
-from leaderboard.pipeline import comparing, files, notify, scoring
+from leaderboard.models import BenchmarkHealth, Submission, SubmissionQuerySet
+from leaderboard.pipeline import comparing, files, health, notify, scoring
 from leaderboard.pipeline.files import StorageUnavailable
 
 log = logging.getLogger(__name__)
@@ -124,7 +124,24 @@ def compare_submission(submission_id: int, judgments_id: int) -> int:
     judgments = submission.benchmark.judgments.filter(pk=judgments_id).first()
     if judgments is None:
         return 0
-    return comparing.compare(submission, judgments)
+    stored = comparing.compare(submission, judgments)
+    queue_health(submission.benchmark_id, judgments_id)
+    return stored
+
+
+@shared_task(
+    name="leaderboard.tasks.compute_health",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    **RETRY,
+)
+def compute_health(benchmark_id: int, judgments_id: int, number: int) -> str:
+    """Compute a benchmark's health on a judgments version, unless a newer request is
+    queued behind this one (``number`` is no longer the row's: debounced)."""
+    if not BenchmarkHealth.is_latest_request(benchmark_id, judgments_id, number):
+        return "superseded"
+    return "computed" if health.compute(benchmark_id, judgments_id) else "gone"
 
 
 @shared_task(name="leaderboard.tasks.sweep_stuck")
@@ -233,3 +250,13 @@ def queue_comparisons(submissions: Iterable[Submission]) -> int:
             transaction.on_commit(lambda pk=pk, j=judgments_id: compare_submission.delay(pk, j))
             count += 1
     return count
+
+
+def queue_health(benchmark_id: int, judgments_id: int) -> None:
+    """Recompute the benchmark's health ``BENCHMARK_HEALTH_DELAY_SECONDS`` after the
+    transaction commits; requests in the meantime supersede this one (the last wins)."""
+    number = BenchmarkHealth.request(benchmark_id, judgments_id)
+    delay = settings.BENCHMARK_HEALTH_DELAY_SECONDS
+    transaction.on_commit(
+        lambda: compute_health.apply_async((benchmark_id, judgments_id, number), countdown=delay)
+    )

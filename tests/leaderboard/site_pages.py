@@ -66,6 +66,7 @@ PAGES: dict[str, Page] = {
     "compare_pick": url("compare_pick", slug),  # without two runs: the 400 problem page
     "compare": url("compare", slug, lambda s: s.run_a, lambda s: s.run_b),
     "significance": url("significance", slug),
+    "benchmark_health": url("benchmark_health", slug),
     "submission": url("submission", lambda s: s.run_a),
     "run_edit": url("run_edit", lambda s: s.run_a, login=True),
     "run_hide": url("run_hide", lambda s: s.run_a, login=True),

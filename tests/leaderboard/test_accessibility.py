@@ -20,6 +20,7 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import ApiToken
+from leaderboard.pipeline import health
 from tests.leaderboard import site_pages
 from tests.leaderboard import test_pages_data as data
 from tests.leaderboard.browsers import BROWSER_TESTS
@@ -80,6 +81,7 @@ def site(library, demo_user) -> site_pages.Site:
     runs = sorted(library.submissions.values_list("pk", flat=True))
     frame = library.submissions.get(pk=runs[0]).results.get().per_need_frame()
     hidden = data.add_run(library, demo_user, "system-C", frame, is_hidden=True)
+    health.compute(library.pk, library.current_judgments_id)  # the health page, filled
     token, _ = ApiToken.issue(demo_user, "laptop")
     return site_pages.Site(
         slug=library.slug,

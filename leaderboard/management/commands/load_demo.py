@@ -11,7 +11,7 @@ from django.db import transaction
 
 from evaluation.significance.paired import FEW_NEEDS
 from leaderboard.models import Benchmark, Submission
-from leaderboard.pipeline import comparing, scoring
+from leaderboard.pipeline import comparing, health, scoring
 from leaderboard.pipeline.files import sha256_of
 from leaderboard.pipeline.loading import load_judgments, load_needs
 
@@ -87,6 +87,7 @@ class Command(BaseCommand):
                 scoring.run_scoring(submission.pk, task_id="load_demo")
         for submission in benchmark.submissions.scored():
             comparing.compare(submission, judgments)
+        health.compute(benchmark.pk, judgments.pk)  # the health page, in-process too
         benchmark.refresh_from_db()
         needs = benchmark.needs.count()
         # The seed's examples have four needs by design: said once, in words, here.

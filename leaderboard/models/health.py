@@ -1,0 +1,69 @@
+"""A benchmark's health (issue 17), computed in the background and stored per judgments version.
+
+``BenchmarkHealth`` holds what :func:`evaluation.health.benchmark_health` returned for
+one benchmark and one judgments version (the MDD, topic set sizes, discriminative power
+and ASL curve, tau per measure) plus the pool-bias table, as JSON, and when it was
+computed. Pages only read it: it is never computed on a request.
+
+Debouncing: each request to recompute bumps ``requested`` in one UPDATE and sends the
+task with that number; a task whose number is no longer the row's skips, since a newer
+one is queued behind it. So a batch of sixty scored runs computes the health once,
+a few seconds after the last.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F
+
+__all__ = ["BenchmarkHealth"]
+
+
+class BenchmarkHealth(models.Model):
+    benchmark = models.ForeignKey(
+        "leaderboard.Benchmark", on_delete=models.CASCADE, related_name="health"
+    )
+    judgments = models.ForeignKey(
+        "leaderboard.Judgments", on_delete=models.CASCADE, related_name="health"
+    )
+    #: bumped by each request to recompute; a task computes only for the latest
+    requested = models.PositiveIntegerField(default=0)
+    data = models.JSONField(default=dict)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "judgments"], name="unique_health")
+        ]
+        verbose_name_plural = "benchmark health"
+
+    def __str__(self) -> str:
+        return f"health of {self.benchmark} on {self.judgments}"
+
+    @classmethod
+    def request(cls, benchmark_id: int, judgments_id: int) -> int:
+        """Ask for a recomputation; returns the number the task must still hold to run."""
+        row, _ = cls.objects.get_or_create(benchmark_id=benchmark_id, judgments_id=judgments_id)
+        cls.objects.filter(pk=row.pk).update(requested=F("requested") + 1)
+        return cls.objects.values_list("requested", flat=True).get(pk=row.pk)
+
+    @classmethod
+    def is_latest_request(cls, benchmark_id: int, judgments_id: int, number: int) -> bool:
+        return cls.objects.filter(
+            benchmark_id=benchmark_id, judgments_id=judgments_id, requested=number
+        ).exists()
+
+    def measure(self, name: str) -> dict | None:
+        return (self.data.get("measures") or {}).get(name)
+
+    def mdd_line(self, measure: str, label: str) -> str | None:
+        """The leaderboard's one line: 'With 50 needs, AP differences below 0.031 ...'."""
+        stats = self.measure(measure)
+        if not stats or stats.get("mdd") is None:
+            return None
+        needs = self.data.get("needs", 0)
+        power = self.data.get("power", 0.8)
+        return (
+            f"With {needs} need{'s' if needs != 1 else ''}, {label} differences below "
+            f"{stats['mdd']:.3f} are unlikely to be detected at {power:.0%} power."
+        )

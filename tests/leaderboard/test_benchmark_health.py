@@ -1,0 +1,131 @@
+"""The benchmark health (issue 17): computed in the background, stored, shown.
+
+The task is debounced (a newer request supersedes a queued one), runs on the compare
+queue, is queued after each run's comparisons; the page reads what was stored and
+never computes; the leaderboard shows the MDD line.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from evaluation.health import minimum_detectable_difference, residual_variance
+from leaderboard.celery import route
+from leaderboard.models import Benchmark, BenchmarkHealth, Submission
+from leaderboard.pipeline import health, tasks
+
+
+def _other_owner(benchmark: Benchmark) -> None:
+    """System B to another participant: two participants, so pool bias has someone to leave out."""
+    bob = get_user_model().objects.create_user("bob-b", password="pw-bob-123")
+    Submission.objects.filter(benchmark=benchmark, run_name="system-B").update(participant=bob)
+
+
+def test_load_demo_computes_and_stores_the_health(demo) -> None:
+    row = BenchmarkHealth.objects.get(benchmark=demo, judgments=demo.current_judgments)
+    assert row.computed_at is not None
+    data = row.data
+    assert (data["runs"], data["needs"], data["primary"]) == (2, 4, "map")
+    ap = data["measures"]["map"]
+    result = demo.submissions.get(run_name="system-A").results.get()
+    assert ap["discriminative_power"]["pairs"] == 1
+    # the stored numbers are the engine's on the stored per-need scores
+    from leaderboard.pipeline.health import _matrix, _results
+
+    results = list(_results(demo, demo.current_judgments))
+    mask = result.per_need_frame()["num_rel"].to_numpy() > 0
+    matrix = _matrix(results, "map", mask)
+    sigma = math.sqrt(2 * residual_variance(matrix))
+    assert ap["mdd"] == pytest.approx(minimum_detectable_difference(4, sigma))
+
+
+def test_pool_bias_with_two_participants(demo) -> None:
+    _other_owner(demo)
+    row = health.compute(demo.pk, demo.current_judgments_id)
+    pool = row.data["pool_bias"]
+    assert pool["depth"] == 100 and pool["participants"] == 2
+    assert {r["run"] for r in pool["runs"]} == {"system-A", "system-B"}
+    for r in pool["runs"]:
+        assert r["loo_score"] <= r["score"] + 1e-12
+        assert 0 <= r["judged"] <= 1
+    assert pool["max_drop"] == pytest.approx(max(r["drop"] for r in pool["runs"]))
+
+
+def test_health_page_public_and_organizer_only_when_unpublished(demo, client) -> None:
+    _other_owner(demo)
+    health.compute(demo.pk, demo.current_judgments_id)
+    response = client.get(f"/benchmarks/{demo.slug}/health/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Benchmark health" in html and "computed <time" in html
+    assert 'data-plot="asl"' in html and "Pool bias" in html and "system-B" in html
+    assert 'class="series-points"' in html  # one pair: a dot, since one point draws no line
+    mdd = BenchmarkHealth.objects.get(benchmark=demo).data["measures"]["map"]["mdd"]
+    assert f"{mdd:.4f}" in html
+    Benchmark.objects.filter(pk=demo.pk).update(published=False)
+    assert client.get(f"/benchmarks/{demo.slug}/health/").status_code == 404
+    olga = get_user_model().objects.create_user("olga-o", password="pw-olga-123")
+    demo.organizers.add(olga)
+    client.force_login(olga)
+    assert client.get(f"/benchmarks/{demo.slug}/health/").status_code == 200
+
+
+def test_page_never_computes(library, client) -> None:
+    response = client.get(f"/benchmarks/{library.slug}/health/")
+    assert response.status_code == 200
+    assert "Not computed yet" in response.content.decode()
+    assert not BenchmarkHealth.objects.exists()
+    assert client.get("/benchmarks/no-such/health/").status_code == 404
+
+
+def test_leaderboard_shows_the_mdd_line(demo, client) -> None:
+    html = client.get(f"/benchmarks/{demo.slug}/").content.decode()
+    mdd = BenchmarkHealth.objects.get(benchmark=demo).data["measures"]["map"]["mdd"]
+    assert f"With 4 needs, MAP differences below {mdd:.3f} are unlikely" in html
+    assert f'href="/benchmarks/{demo.slug}/health/"' in html
+    BenchmarkHealth.objects.all().delete()
+    assert "mdd-line" not in client.get(f"/benchmarks/{demo.slug}/").content.decode()
+
+
+def test_debounced_newest_request_wins(demo) -> None:
+    judgments = demo.current_judgments_id
+    BenchmarkHealth.objects.all().delete()
+    first = BenchmarkHealth.request(demo.pk, judgments)
+    second = BenchmarkHealth.request(demo.pk, judgments)
+    assert second == first + 1
+    assert tasks.compute_health(demo.pk, judgments, first) == "superseded"
+    assert BenchmarkHealth.objects.get().computed_at is None
+    assert tasks.compute_health(demo.pk, judgments, second) == "computed"
+    assert BenchmarkHealth.objects.get().computed_at is not None
+
+
+def test_comparing_a_run_queues_the_health_on_the_compare_queue(
+    demo, settings, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    assert route("leaderboard.tasks.compute_health", (), {}, {}) == {
+        "queue": settings.CELERY_COMPARE_QUEUE
+    }
+    sent = []
+    monkeypatch.setattr(
+        tasks.compute_health, "apply_async", lambda args, countdown: sent.append((args, countdown))
+    )
+    settings.BENCHMARK_HEALTH_DELAY_SECONDS = 7
+    run = demo.submissions.get(run_name="system-A")
+    before = BenchmarkHealth.objects.get(benchmark=demo).requested
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.compare_submission(run.pk, run.judgments_id)
+        tasks.compare_submission(run.pk, run.judgments_id)
+    assert sent == [
+        ((demo.pk, run.judgments_id, before + 1), 7),
+        ((demo.pk, run.judgments_id, before + 2), 7),
+    ]
+
+
+def test_pool_depth_in_the_admin_form(demo) -> None:
+    from leaderboard.admin_forms import BenchmarkForm
+
+    assert "pool_depth" in BenchmarkForm.base_fields
+    assert Benchmark._meta.get_field("pool_depth").default == 100
