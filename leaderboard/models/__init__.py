@@ -1,11 +1,12 @@
 """The platform's data: benchmarks, needs and judgments; runs, their results and the
-comparisons between them; API tokens. One module per group, re-exported here so that
+comparisons between them; API tokens and idempotency keys. One module per group, re-exported here so that
 ``from leaderboard.models import Submission`` works everywhere.
 
 - ``benchmarks``: ``Benchmark``, ``InformationNeed``, ``Judgments`` (versioned qrels).
 - ``submissions``: ``Submission`` (a run and its status) and the run-name rules.
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
+- ``idempotency``: ``IdempotencyKey`` (a submit's first answer, replayed to retries).
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
 imports a task, a page or the pipeline: sending work to Celery belongs to
@@ -22,6 +23,7 @@ from leaderboard.models.benchmarks import (
     Judgments,
     judgments_path,
 )
+from leaderboard.models.idempotency import IdempotencyKey
 from leaderboard.models.results import (
     Comparison,
     ComparisonQuerySet,
@@ -46,6 +48,7 @@ __all__ = [
     "Benchmark",
     "BenchmarkQuerySet",
     "Comparison",
+    "IdempotencyKey",
     "ComparisonQuerySet",
     "InformationNeed",
     "Judgments",
