@@ -14,6 +14,7 @@ import logging
 import math
 
 from rest_framework.request import Request
+from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from leaderboard.accounts.throttle import client_address
@@ -22,7 +23,8 @@ log = logging.getLogger(__name__)
 
 
 class RateLimited(SimpleRateThrottle):
-    """A sliding window that remembers, on the request, what to put in the headers."""
+    """A sliding window that remembers, on the request, what to put in the headers.
+    Rates are read from the settings per request (DRF reads them once, at import)."""
 
     def allow_request(self, request: Request, view) -> bool:
         try:
@@ -49,7 +51,7 @@ class CallerRateThrottle(RateLimited):
 
     def allow_request(self, request: Request, view) -> bool:
         self.scope = "token" if request.auth else "anonymous"
-        self.rate = self.THROTTLE_RATES.get(self.scope)
+        self.rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
         self.num_requests, self.duration = self.parse_rate(self.rate)
         return super().allow_request(request, view)
 
@@ -63,6 +65,9 @@ class LoginRateThrottle(RateLimited):
     usernames and addresses after failed ones on top of this)."""
 
     scope = "login"
+
+    def get_rate(self) -> str | None:
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
     def get_cache_key(self, request: Request, view) -> str | None:
         if request.method != "POST":
