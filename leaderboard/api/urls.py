@@ -4,7 +4,7 @@ from django.urls import path, re_path
 
 from leaderboard import converters  # noqa: F401 (registers <id:>)
 from leaderboard.api import compare, organizers, submit, tokens, views
-from leaderboard.api.docs import Docs, Schema
+from leaderboard.api.docs import Schema, docs
 from leaderboard.api.errors import not_found
 
 urlpatterns = [
@@ -52,7 +52,7 @@ urlpatterns = [
     path("tokens/", tokens.Tokens.as_view(), name="api_tokens_list"),
     path("tokens/<id:token_id>/", tokens.TokenDetail.as_view(), name="api_token"),
     path("schema/", Schema.as_view(), name="api_schema"),
-    path("docs/", Docs.as_view(url_name="api_schema"), name="api_docs"),
+    path("docs/", docs, name="api_docs"),
     # Anything else under /api/ is a JSON 404 (not the HTML page, not a slash redirect).
     re_path(r"^(?P<rest>.*)$", not_found, name="api_not_found"),
 ]
