@@ -284,9 +284,17 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,  # uploads as multipart with format: binary
     "SCHEMA_PATH_PREFIX": "/api/",
+    # <id:...> (leaderboard/converters.py): at most 18 digits
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999_999}
+    },
     "SWAGGER_UI_DIST": "SIDECAR",  # served from this site: no CDN
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {"SubmissionStatus": "leaderboard.models.Submission.Status"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "leaderboard.api.schema.path_examples",
+    ],
 }
 
 # Mail (password reset). Development prints mails to the console; production sends

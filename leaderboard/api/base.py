@@ -36,8 +36,16 @@ class ApiView(generics.GenericAPIView):
         return response
 
     def query(self, serializer_class: type[serializers.Serializer]) -> dict[str, Any]:
-        """The query string validated by ``serializer_class`` (a 400 naming the field)."""
-        query = serializer_class(data=self.request.query_params)
+        """The query string validated by ``serializer_class`` (a 400 naming the field). An
+        empty value (``?measure=``) is refused, not taken for an absent one: the schema
+        says what a value looks like, and an empty one is not it."""
+        params = self.request.query_params
+        empty = [name for name in serializer_class().fields if params.get(name, None) == ""]
+        if empty:
+            raise serializers.ValidationError(
+                {name: ["Give a value or leave it out."] for name in empty}
+            )
+        query = serializer_class(data=params)
         query.is_valid(raise_exception=True)
         return query.validated_data
 
@@ -47,6 +55,25 @@ class Pages(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 200
     key = "results"
+
+    def get_page_size(self, request: Request) -> int:
+        """DRF ignores a page size that is not a number; here it is a 400."""
+        value = request.query_params.get(self.page_size_query_param)
+        if value is not None and not (
+            value.isascii() and value.isdigit() and 0 < int(value) <= self.max_page_size
+        ):
+            raise serializers.ValidationError(
+                {"page_size": [f"A whole number from 1 to {self.max_page_size}."]}
+            )
+        return super().get_page_size(request)
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            parameter["schema"]["minimum"] = 1
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"]["maximum"] = self.max_page_size
+        return parameters
 
     def get_paginated_response(self, data) -> Response:
         return Response(

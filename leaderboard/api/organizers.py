@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from django.forms.models import model_to_dict
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -63,6 +63,19 @@ class BenchmarkListCreate(BenchmarkList):
         summary="Create a benchmark (staff only); the caller becomes an organizer",
         description="Then load its needs and judgments. Measures in either name system.",
         request=s.BenchmarkCreateSerializer,
+        examples=[
+            OpenApiExample(
+                "A benchmark ranked by nDCG@10",
+                value={
+                    "slug": "robust04",
+                    "title": "TREC Robust 2004",
+                    "primary_measure": "nDCG@10",
+                    "shown_measures": ["P@10", "map"],
+                    "daily_limit": 5,
+                },
+                request_only=True,
+            )
+        ],
         responses={201: s.BenchmarkSerializer, **errors(400, 401, 403, 409, 415, 429)},
     )
     def post(self, request: Request) -> Response:

@@ -30,3 +30,18 @@ ERRORS = {
 
 def errors(*codes: int) -> dict[int, OpenApiResponse]:
     return {code: OpenApiResponse(ErrorSerializer, description=ERRORS[code]) for code in codes}
+
+
+# Path parameters' examples: the demo's (`make run`) benchmark and its first runs, so that
+# the docs' "Try it out" and Schemathesis' example phase start from things that exist.
+PATH_EXAMPLES = {"slug": "library", "submission_id": 1, "a": 1, "b": 2, "token_id": 1}
+
+
+def path_examples(result: dict, generator, request, public) -> dict:
+    """drf-spectacular post-processing hook (``SPECTACULAR_SETTINGS``)."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path" and parameter["name"] in PATH_EXAMPLES:
+                    parameter.setdefault("example", PATH_EXAMPLES[parameter["name"]])
+    return result

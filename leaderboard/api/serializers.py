@@ -310,6 +310,24 @@ class MatrixCellSerializer(serializers.Serializer):
     better = serializers.BooleanField(help_text="The row's run has the higher value.")
 
 
+MATRIX_CELL = {
+    "type": "object",
+    "nullable": True,
+    "properties": {
+        "a": {"type": "integer", "description": "The row's run."},
+        "b": {"type": "integer", "description": "The column's run."},
+        "p": {
+            "type": "number",
+            "nullable": True,
+            "description": "Adjusted p-value; null when not tested yet.",
+        },
+        "significant": {"type": "boolean"},
+        "better": {"type": "boolean", "description": "The row's run has the higher value."},
+    },
+    "required": ["a", "b", "p", "significant", "better"],
+}
+
+
 class MatrixRunSerializer(serializers.Serializer):
     submission_id = serializers.IntegerField()
     run_name = serializers.CharField()
@@ -323,10 +341,18 @@ class SignificanceSerializer(serializers.Serializer):
     family_size = serializers.IntegerField()
     missing = serializers.IntegerField(help_text="Pairs not tested yet.")
     runs = MatrixRunSerializer(many=True, source="rows")
-    cells = serializers.ListField(
-        child=serializers.ListField(child=MatrixCellSerializer(allow_null=True)),
-        help_text="cells[i][j]: row run i against column run j; null on the diagonal.",
+    cells = serializers.SerializerMethodField(
+        help_text="cells[i][j]: row run i against column run j; null on the diagonal."
     )
+
+    @extend_schema_field(
+        {"type": "array", "items": {"type": "array", "items": MATRIX_CELL}},
+    )
+    def get_cells(self, matrix: dict) -> list:
+        return [
+            [None if cell is None else MatrixCellSerializer(cell).data for cell in line]
+            for line in matrix["cells"]
+        ]
 
 
 # --- Organizers ---------------------------------------------------------------------
@@ -371,10 +397,16 @@ class NewTokenSerializer(TokenSerializer):
 
 
 class LoginSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=4096, style={"input_type": "password"})
+    # Taken as sent (no trimming): a password may start with a space, and a value that is
+    # all spaces is still a value the schema allows.
+    username = serializers.CharField(max_length=150, trim_whitespace=False)
+    password = serializers.CharField(
+        max_length=4096, trim_whitespace=False, style={"input_type": "password"}
+    )
     name = serializers.CharField(
-        max_length=100, help_text="What the token is for, e.g. the machine that submits."
+        max_length=100,
+        trim_whitespace=False,
+        help_text="What the token is for, e.g. the machine that submits.",
     )
 
 

@@ -24,7 +24,12 @@ from django.http.multipartparser import MultiPartParserError
 from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+)
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -63,6 +68,14 @@ class Submit(ApiView):
         "daily limit; scored in the background (poll the run's `url`).",
         request={"multipart/form-data": s.UploadSerializer},
         parameters=[IDEMPOTENCY_KEY],
+        examples=[
+            OpenApiExample(
+                "A one-line run",
+                value={"file": "cs-foundations Q0 cs-foundations-rel-01 1 1.0 example\n"},
+                request_only=True,
+                media_type="multipart/form-data",
+            )
+        ],
         responses={
             201: OpenApiResponse(s.SubmissionSerializer, description="Stored and queued."),
             **errors(400, 401, 403, 404, 409, 413, 429),

@@ -10,8 +10,8 @@ of that ``LoginRateThrottle`` limits attempts per address (``API_RATE_LOGIN``).
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import extend_schema
-from rest_framework.parsers import FormParser, JSONParser
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,7 +31,7 @@ def _token(row: ApiToken) -> dict:
 
 
 class Tokens(ApiView):
-    parser_classes = [JSONParser, FormParser]
+    parser_classes = [JSONParser]
     throttle_classes = [CallerRateThrottle, LoginRateThrottle]
     serializer_class = s.TokenSerializer
 
@@ -52,6 +52,13 @@ class Tokens(ApiView):
         description="Failed attempts count towards the log-in lock, as on the log-in page.",
         auth=[],
         request=s.LoginSerializer,
+        examples=[
+            OpenApiExample(
+                "Log in",
+                value={"username": "alice", "password": "her password", "name": "laptop"},
+                request_only=True,
+            )
+        ],
         responses={201: s.NewTokenSerializer, **errors(400, 401, 415, 429)},
     )
     def post(self, request: Request) -> Response:
