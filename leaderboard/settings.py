@@ -3,7 +3,8 @@
 Development defaults need nothing installed: an SQLite file in the project and Celery
 tasks run eagerly in-process. Production (docker-compose) sets DATABASE_URL,
 CELERY_BROKER_URL, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0. Every variable is listed in
-.env.example and in the README.
+.env.example and in the README. One file of some 450 lines on purpose (the house style:
+one settings file), so every setting is found in one place; its blocks go by concern.
 """
 
 import datetime as dt
@@ -253,8 +254,22 @@ CACHES = {"default": cache_from_url(env_str("CACHE_URL"))}
 API_RATE_TOKEN = env_str("API_RATE_TOKEN", "600/minute")
 API_RATE_ANONYMOUS = env_str("API_RATE_ANONYMOUS", "300/minute")
 API_RATE_LOGIN = env_str("API_RATE_LOGIN", "20/hour")
+for _name, _rate in [
+    ("API_RATE_TOKEN", API_RATE_TOKEN),
+    ("API_RATE_ANONYMOUS", API_RATE_ANONYMOUS),
+    ("API_RATE_LOGIN", API_RATE_LOGIN),
+]:
+    _number, _, _period = _rate.partition("/")
+    if not (_number.isdigit() and int(_number) > 0 and _period[:1] in ("s", "m", "h", "d")):
+        raise ImproperlyConfigured(
+            f"{_name} must be requests/period (period s, m, h or d), e.g. 600/minute; got {_rate!r}"
+        )
 # How long a submit's Idempotency-Key is remembered (its first answer replayed).
 IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24)
+if IDEMPOTENCY_KEY_HOURS < 1:
+    raise ImproperlyConfigured(
+        f"IDEMPOTENCY_KEY_HOURS must be at least 1, got {IDEMPOTENCY_KEY_HOURS}"
+    )
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["leaderboard.api.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],

@@ -1,7 +1,8 @@
 """Comparisons and downloads: two runs compared, the all-pairs significance matrix, and
 the leaderboard and per-need exports (CSV and JSON), all as the token's user sees them.
 
-The pages' own functions compute everything (``comparison_context``, ``significance_matrix``,
+Their serializers live here (not in ``serializers``, which is long enough). The pages'
+own functions compute everything (``comparison_context``, ``significance_matrix``,
 ``leaderboard_export``, ``submission_csv``); these views check the input first so that
 every refusal is a JSON error, not the pages' HTML problem page.
 """
@@ -12,7 +13,8 @@ import inspect
 import math
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,12 +24,99 @@ from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, conditional
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
+from leaderboard.api.serializers import FiniteFloat
 from leaderboard.api.views import board_for
 from leaderboard.pages import exports
 from leaderboard.pages.boards import ALPHA, measure_column, unknown_measure_message
 from leaderboard.pages.comparisons import comparison_context
 from leaderboard.pages.pairs import significance_matrix
 from leaderboard.pages.shortcuts import Problem, shown_result, visible_benchmark, visible_submission
+
+# --- What the comparisons answer ------------------------------------------------------
+
+
+class ComparedRunSerializer(serializers.Serializer):
+    submission_id = serializers.IntegerField()
+    run = serializers.CharField()
+    mean = FiniteFloat(allow_null=True)
+
+
+class PairedNeedSerializer(serializers.Serializer):
+    need_id = serializers.CharField()
+    a = FiniteFloat()
+    b = FiniteFloat()
+    diff = FiniteFloat()
+
+
+class ComparisonSerializer(serializers.Serializer):
+    """``pages.exports.comparison_payload``: the same JSON as the page's download."""
+
+    benchmark = serializers.SlugField()
+    judgments_version = serializers.IntegerField()
+    measure = serializers.CharField()
+    a = ComparedRunSerializer()
+    b = ComparedRunSerializer()
+    difference = serializers.CharField()
+    stored = serializers.BooleanField(help_text="The tests were stored when the run was scored.")
+    correction = serializers.CharField()
+    tests = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text="t-test, Wilcoxon and randomization p-values, mean difference, CI, effect size.",
+    )
+    per_need = PairedNeedSerializer(many=True)
+
+
+class MatrixCellSerializer(serializers.Serializer):
+    a = serializers.IntegerField(help_text="The row's run.")
+    b = serializers.IntegerField(help_text="The column's run.")
+    p = FiniteFloat(allow_null=True, help_text="Adjusted p-value; null when not tested yet.")
+    significant = serializers.BooleanField()
+    better = serializers.BooleanField(help_text="The row's run has the higher value.")
+
+
+MATRIX_CELL = {
+    "type": "object",
+    "nullable": True,
+    "properties": {
+        "a": {"type": "integer", "description": "The row's run."},
+        "b": {"type": "integer", "description": "The column's run."},
+        "p": {
+            "type": "number",
+            "nullable": True,
+            "description": "Adjusted p-value; null when not tested yet.",
+        },
+        "significant": {"type": "boolean"},
+        "better": {"type": "boolean", "description": "The row's run has the higher value."},
+    },
+    "required": ["a", "b", "p", "significant", "better"],
+}
+
+
+class MatrixRunSerializer(serializers.Serializer):
+    submission_id = serializers.IntegerField()
+    run_name = serializers.CharField()
+    value = FiniteFloat(allow_null=True)
+
+
+class SignificanceSerializer(serializers.Serializer):
+    measure = serializers.CharField()
+    correction = serializers.CharField()
+    alpha = serializers.FloatField()
+    family_size = serializers.IntegerField()
+    missing = serializers.IntegerField(help_text="Pairs not tested yet.")
+    runs = MatrixRunSerializer(many=True, source="rows")
+    cells = serializers.SerializerMethodField(
+        help_text="cells[i][j]: row run i against column run j; null on the diagonal."
+    )
+
+    @extend_schema_field(
+        {"type": "array", "items": {"type": "array", "items": MATRIX_CELL}},
+    )
+    def get_cells(self, matrix: dict) -> list:
+        return [
+            [None if cell is None else MatrixCellSerializer(cell).data for cell in line]
+            for line in matrix["cells"]
+        ]
 
 
 def _finite(value):
@@ -56,7 +145,7 @@ def _as_page_request(request: Request):
 
 
 class Compare(ApiView):
-    serializer_class = s.ComparisonSerializer
+    serializer_class = ComparisonSerializer
 
     @extend_schema(
         operation_id="compareRuns",
@@ -65,7 +154,7 @@ class Compare(ApiView):
         "raw p-values (one comparison, no correction). The stored tests when the runs were "
         "compared at scoring time, else computed now.",
         parameters=[s.MeasureQuerySerializer],
-        responses={200: s.ComparisonSerializer, **errors(400, 401, 404, 429)},
+        responses={200: ComparisonSerializer, **errors(400, 401, 404, 429)},
     )
     def get(self, request: Request, slug: str, a: int, b: int) -> Response:
         measure = _checked_measure(self.query(s.MeasureQuerySerializer).get("measure"), "map")
@@ -81,11 +170,11 @@ class Compare(ApiView):
             )
         payload = exports.comparison_payload(context)
         payload["tests"] = {k: _finite(v) for k, v in payload["tests"].items()}
-        return Response(s.ComparisonSerializer(payload).data)
+        return Response(ComparisonSerializer(payload).data)
 
 
 class Significance(ApiView):
-    serializer_class = s.SignificanceSerializer
+    serializer_class = SignificanceSerializer
 
     @extend_schema(
         operation_id="getSignificanceMatrix",
@@ -94,7 +183,7 @@ class Significance(ApiView):
         "or none), or Tukey's HSD on the per-need scores; only the benchmark's tested "
         "measures.",
         parameters=[s.SignificanceQuerySerializer],
-        responses={200: s.SignificanceSerializer, **errors(400, 401, 404, 429)},
+        responses={200: SignificanceSerializer, **errors(400, 401, 404, 429)},
     )
     def get(self, request: Request, slug: str) -> Response:
         query = self.query(s.SignificanceQuerySerializer)
@@ -117,7 +206,7 @@ class Significance(ApiView):
             "rows": matrix.rows,
             "cells": matrix.cells,
         }
-        return Response(s.SignificanceSerializer(data).data)
+        return Response(SignificanceSerializer(data).data)
 
 
 class FileAnyway(BaseContentNegotiation):

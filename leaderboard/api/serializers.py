@@ -253,38 +253,7 @@ class QuotaSerializer(serializers.Serializer):
     open = serializers.BooleanField()
 
 
-# --- Comparisons --------------------------------------------------------------------
-
-
-class ComparedRunSerializer(serializers.Serializer):
-    submission_id = serializers.IntegerField()
-    run = serializers.CharField()
-    mean = FiniteFloat(allow_null=True)
-
-
-class PairedNeedSerializer(serializers.Serializer):
-    need_id = serializers.CharField()
-    a = FiniteFloat()
-    b = FiniteFloat()
-    diff = FiniteFloat()
-
-
-class ComparisonSerializer(serializers.Serializer):
-    """``pages.exports.comparison_payload``: the same JSON as the page's download."""
-
-    benchmark = serializers.SlugField()
-    judgments_version = serializers.IntegerField()
-    measure = serializers.CharField()
-    a = ComparedRunSerializer()
-    b = ComparedRunSerializer()
-    difference = serializers.CharField()
-    stored = serializers.BooleanField(help_text="The tests were stored when the run was scored.")
-    correction = serializers.CharField()
-    tests = serializers.DictField(
-        child=serializers.JSONField(),
-        help_text="t-test, Wilcoxon and randomization p-values, mean difference, CI, effect size.",
-    )
-    per_need = PairedNeedSerializer(many=True)
+# --- Query strings of the comparisons ---------------------------------------------
 
 
 class MeasureQuerySerializer(serializers.Serializer):
@@ -300,59 +269,6 @@ class SignificanceQuerySerializer(MeasureQuerySerializer):
     correction = serializers.ChoiceField(
         choices=["holm", "bh", "tukey", "none"], required=False, default="holm"
     )
-
-
-class MatrixCellSerializer(serializers.Serializer):
-    a = serializers.IntegerField(help_text="The row's run.")
-    b = serializers.IntegerField(help_text="The column's run.")
-    p = FiniteFloat(allow_null=True, help_text="Adjusted p-value; null when not tested yet.")
-    significant = serializers.BooleanField()
-    better = serializers.BooleanField(help_text="The row's run has the higher value.")
-
-
-MATRIX_CELL = {
-    "type": "object",
-    "nullable": True,
-    "properties": {
-        "a": {"type": "integer", "description": "The row's run."},
-        "b": {"type": "integer", "description": "The column's run."},
-        "p": {
-            "type": "number",
-            "nullable": True,
-            "description": "Adjusted p-value; null when not tested yet.",
-        },
-        "significant": {"type": "boolean"},
-        "better": {"type": "boolean", "description": "The row's run has the higher value."},
-    },
-    "required": ["a", "b", "p", "significant", "better"],
-}
-
-
-class MatrixRunSerializer(serializers.Serializer):
-    submission_id = serializers.IntegerField()
-    run_name = serializers.CharField()
-    value = FiniteFloat(allow_null=True)
-
-
-class SignificanceSerializer(serializers.Serializer):
-    measure = serializers.CharField()
-    correction = serializers.CharField()
-    alpha = serializers.FloatField()
-    family_size = serializers.IntegerField()
-    missing = serializers.IntegerField(help_text="Pairs not tested yet.")
-    runs = MatrixRunSerializer(many=True, source="rows")
-    cells = serializers.SerializerMethodField(
-        help_text="cells[i][j]: row run i against column run j; null on the diagonal."
-    )
-
-    @extend_schema_field(
-        {"type": "array", "items": {"type": "array", "items": MATRIX_CELL}},
-    )
-    def get_cells(self, matrix: dict) -> list:
-        return [
-            [None if cell is None else MatrixCellSerializer(cell).data for cell in line]
-            for line in matrix["cells"]
-        ]
 
 
 # --- Organizers ---------------------------------------------------------------------

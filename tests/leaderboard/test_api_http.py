@@ -210,3 +210,19 @@ def test_a_file_sent_as_a_text_field_is_a_400_naming_the_field(client, library, 
     )
     body = error_of(response, 400)  # a text field, not a file: what a bad client sends
     assert "file" in body["details"], body
+
+
+def test_query_values_the_schema_does_not_allow_are_400s(client, demo, participant):
+    """What Schemathesis found accepted: empty values and page sizes DRF would ignore."""
+    for url in [
+        "/api/benchmarks/?page_size=abc",
+        "/api/benchmarks/?page_size=0",
+        "/api/benchmarks/?page_size=201",
+        "/api/benchmarks/?search=",
+        "/api/benchmarks/library/?measure=",
+        "/api/submissions/?status=",
+        "/api/benchmarks/library/leaderboard.csv?measure=",
+    ]:
+        body = error_of(client.get(url), 400)
+        assert body["details"], url
+    assert client.get("/api/benchmarks/?page_size=200").status_code == 200
