@@ -10,6 +10,9 @@ No Django here: the engine takes files or arrays and gives numbers; the platform
 - :mod:`evaluation.significance` compares runs need by need (paired t, Wilcoxon,
   randomization) and corrects families of comparisons (Holm, Benjamini-Hochberg,
   Tukey's HSD).
+- :func:`evaluate` (:func:`evaluation.measures.evaluate`, imported when first used, so
+  that ``import evaluation.trec`` does not load the measures) scores a run held in a
+  file or in Python (a DataFrame, a dict, a ranx ``Run``, ir_measures tuples).
 - :mod:`evaluation.cli` holds the command lines; ``python -m evaluation`` (this
   package's ``__main__``) is trec_eval-compatible and ``python -m evaluation compare``
   tests every pair of runs.
@@ -26,3 +29,14 @@ Import rules (module level; imports inside functions are not counted):
   (``from evaluation.trec.parsing import ...``), never through their own ``__init__``,
   so there is no import circle.
 """
+
+
+def __getattr__(name: str):
+    if name == "evaluate":
+        from evaluation.measures.evaluation import evaluate
+
+        return evaluate
+    raise AttributeError(f"module 'evaluation' has no attribute {name!r}")
+
+
+__all__ = ["evaluate"]

@@ -5,7 +5,7 @@ runs submitted to them, and nothing names another benchmark or lists the site's 
 list filters and foreign-key choices hold only their benchmarks, and co-organizers are
 named by exact username in a text field. Superusers see everything. Needs and judgments
 are uploaded as files on the benchmark's form and validated by the engine with
-line-numbered errors.
+line-numbered errors, or read from an ir_datasets id given on the same form.
 """
 
 from __future__ import annotations
@@ -17,7 +17,16 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm
-from leaderboard.models import ApiToken, Benchmark, InformationNeed, Judgments, Submission
+from leaderboard.models import (
+    ApiToken,
+    Benchmark,
+    InformationNeed,
+    Judgments,
+    Profile,
+    Submission,
+    Team,
+)
+from leaderboard.pipeline.datasets import load_dataset
 from leaderboard.pipeline.loading import (
     load_judgments,
     load_needs,
@@ -128,6 +137,15 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
             benchmark.organizers.set(form.cleaned_data["co_organizers"])
         if not request.user.is_superuser:
             benchmark.organizers.add(request.user)
+        dataset = form.cleaned_data.get("ir_datasets_files")
+        if dataset is not None:
+            count, judgments = load_dataset(benchmark, dataset)
+            self.message_user(
+                request,
+                f"From ir_datasets {dataset.dataset_id}: {count} needs; judgments "
+                f"v{judgments.version}: {judgments.num_judged} judgments of "
+                f"{judgments.num_needs} needs; runs queued for rescoring.",
+            )
         needs = form.cleaned_data.get("needs_file")
         if needs:
             count = load_needs(benchmark, needs, os.path.basename(needs.name))
@@ -213,11 +231,20 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         "queued_at",
         "started",
         "finished",
+        "withdrawn_at",
         "attempts",
         "task_id",
         "judgments",
     ]
-    fields = ["run_name", "description", "is_baseline", "is_hidden", *readonly_fields]
+    fields = [
+        "run_name",
+        "description",
+        "paper_url",
+        "code_url",
+        "is_baseline",
+        "is_hidden",
+        *readonly_fields,
+    ]
     actions = ["mark_baseline", "unmark_baseline", "hide", "unhide", "withdraw", "rescore"]
     list_select_related = ["benchmark", "participant"]
 
@@ -248,7 +275,7 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
 
     @admin.action(description="Withdraw")
     def withdraw(self, request, queryset) -> None:
-        queryset.update(status=Submission.Status.WITHDRAWN)
+        queryset.withdraw()  # records withdrawn_at, as the owner's withdrawal does
 
     @admin.action(description="Rescore")
     def rescore(self, request, queryset) -> None:
@@ -278,3 +305,40 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+
+class SuperusersOnly:
+    """Moderation of participants' names and teams (an offensive display name, a team
+    name to fix): superusers only; organizers of one benchmark see no one's account."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by participants on their account page
+
+
+@admin.register(Profile)
+class ProfileAdmin(SuperusersOnly, admin.ModelAdmin):
+    list_display = ["user", "display_name", "team", "notify_runs"]
+    search_fields = ["user__username", "display_name", "team__name"]
+    fields = ["user", "display_name", "team", "notify_runs"]
+    readonly_fields = ["user"]
+    raw_id_fields = ["team"]
+
+
+@admin.register(Team)
+class TeamAdmin(SuperusersOnly, admin.ModelAdmin):
+    list_display = ["name", "created"]
+    search_fields = ["name"]
+    fields = ["name", "join_code", "created"]
+    readonly_fields = ["created"]

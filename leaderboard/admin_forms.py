@@ -1,6 +1,7 @@
 """The organizers' forms in the admin: a benchmark's settings, its measures from the
 engine's catalog, its needs and judgments files (checked by the engine before anything
-is stored), its co-organizers by exact username.
+is stored) or an ir_datasets id (read, and downloaded on first use, when the form is
+checked: :mod:`leaderboard.pipeline.datasets`), its co-organizers by exact username.
 
 Measure fields: either name system is accepted (``nDCG@10`` or ``ndcg_cut_10``, ``RR@10`` or
 ``recip_rank_cut_10``) and stored as trec_eval's column name, the name the engine's
@@ -18,6 +19,7 @@ from django.contrib.auth import get_user_model
 from evaluation.measures import UnknownMeasure, resolve
 from evaluation.trec import TrecFormatError, read_needs, read_qrels
 from leaderboard.models import Benchmark
+from leaderboard.pipeline.datasets import DatasetError, dataset_files
 from leaderboard.pipeline.files import max_uncompressed_bytes
 
 
@@ -87,6 +89,16 @@ class BenchmarkForm(forms.ModelForm):
         required=False,
         help_text="need_id iteration doc_id relevance. Each upload is a new judgments version; "
         "every run is rescored and the leaderboard switches when all are done.",
+    )
+    ir_datasets_id = forms.CharField(
+        label="ir_datasets id",
+        required=False,
+        max_length=200,
+        widget=forms.TextInput(attrs={"size": 60}),
+        help_text="Instead of the two files: a dataset of ir_datasets, e.g. "
+        "msmarco-passage/trec-dl-2019/judged. Its queries become the needs, its qrels "
+        "the next judgments version. A first use downloads it, which can take a while: "
+        "for large ones use manage.py load_benchmark --ir-datasets.",
     )
 
     judged_threshold = forms.FloatField(
@@ -160,6 +172,14 @@ class BenchmarkForm(forms.ModelForm):
         cleaned = super().clean()
         self._validate("needs_file", read_needs)
         self._validate("qrels_file", read_qrels)
+        dataset_id = (cleaned.get("ir_datasets_id") or "").strip()
+        if dataset_id and (cleaned.get("needs_file") or cleaned.get("qrels_file")):
+            self.add_error("ir_datasets_id", "Give either an ir_datasets id or files, not both.")
+        elif dataset_id and not self.errors:
+            try:
+                cleaned["ir_datasets_files"] = dataset_files(dataset_id)
+            except DatasetError as error:
+                self.add_error("ir_datasets_id", str(error))
         return cleaned
 
 

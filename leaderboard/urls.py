@@ -7,6 +7,7 @@ from leaderboard import converters  # noqa: F401 (registers <id:>)
 from leaderboard.accounts import tokens
 from leaderboard.accounts import views as accounts
 from leaderboard.pages import benchmarks, comparisons, exports, runs
+from leaderboard.uploads import owners
 from leaderboard.uploads import views as uploads
 
 urlpatterns = [
@@ -25,13 +26,39 @@ urlpatterns = [
         exports.compare_json,
         name="compare_json",
     ),
+    path(
+        "benchmarks/<slug:slug>/compare/<id:a>/<id:b>/plots/<str:name>.<str:fmt>",
+        comparisons.compare_plot,
+        name="compare_plot",
+    ),
     path("benchmarks/<slug:slug>/significance/", comparisons.significance, name="significance"),
     path("submissions/<id:pk>/", runs.submission, name="submission"),
+    path(
+        "submissions/<id:pk>/plots/<str:name>.<str:fmt>",
+        runs.submission_plot,
+        name="submission_plot",
+    ),
     path("submissions/<id:pk>/status/", uploads.submission_status, name="submission_status"),
+    path("submissions/<id:pk>/edit/", owners.edit_run, name="run_edit"),
+    path("submissions/<id:pk>/hide/", owners.confirm_action, {"action": "hide"}, name="run_hide"),
+    path(
+        "submissions/<id:pk>/unhide/",
+        owners.confirm_action,
+        {"action": "unhide"},
+        name="run_unhide",
+    ),
+    path(
+        "submissions/<id:pk>/withdraw/",
+        owners.confirm_action,
+        {"action": "withdraw"},
+        name="run_withdraw",
+    ),
     path("submissions/<id:pk>/per-need.csv", exports.submission_csv, name="submission_csv"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/profile/", accounts.account, name="account"),
     path("accounts/runs/", uploads.my_submissions, name="my_submissions"),
     path("accounts/tokens/", tokens.tokens, name="api_tokens"),
+    path("accounts/tokens/<id:pk>/revoke/", tokens.revoke, name="api_token_revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include("leaderboard.api.urls")),
     path("admin/", admin.site.urls),

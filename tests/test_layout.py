@@ -9,6 +9,10 @@
   ``significance`` neither;
 - a model never imports the pipeline, a page, the API or the accounts;
 - the reader's pages never import the pipeline (they read, never write);
+- the client, ``rrl``, imports nothing of the engine or the platform, and nothing outside
+  the standard library but its HTTP library (``httpx``): a participant installs it
+  without numpy, pandas or Django; the engine may import it (``evaluation.trec.inputs``
+  reads runs held in Python through ``rrl.trec``, so both read them alike);
 - every sub-package opens with a docstring, and no module passes ~400 lines unless its
   docstring says why.
 
@@ -22,12 +26,14 @@ modules import each other by their own paths.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("evaluation", "leaderboard")
+PACKAGES = ("evaluation", "leaderboard", "rrl")
+CLIENT_LIBRARIES = {"httpx"}
 MAX_LINES = 400
 
 
@@ -206,6 +212,28 @@ def test_the_engine_imports_nothing_of_the_platform(graph):
                 else:
                     continue
                 assert "django" not in roots, f"{name} imports Django"
+
+
+def _third_party_roots(path: Path) -> set[str]:
+    """The top-level names a module imports (deferred imports too) that are neither the
+    standard library's nor one of this repository's packages."""
+    roots = set()
+    for node in imports_in(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif not node.level:
+            roots.add((node.module or "").split(".")[0])
+    return roots - set(sys.stdlib_module_names) - set(PACKAGES) - {"__future__"}
+
+
+def test_the_client_stands_alone(graph):
+    assert _forbidden(graph, "rrl", ("evaluation", "leaderboard")) == []
+    outside = {
+        name: sorted(_third_party_roots(path) - CLIENT_LIBRARIES)
+        for name, path in project_modules().items()
+        if name == "rrl" or name.startswith("rrl.")
+    }
+    assert {name: roots for name, roots in outside.items() if roots} == {}
 
 
 def test_layers_point_one_way(graph):

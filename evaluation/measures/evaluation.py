@@ -28,7 +28,7 @@ from evaluation.measures.interpolation import STANDARD_LEVELS, check_mode
 from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, rank_run
 from evaluation.measures.request import compute_request, parse_requests, split_params
-from evaluation.trec import Run
+from evaluation.trec import Run, as_qrels, as_run
 
 __all__ = [
     "Evaluation",
@@ -182,8 +182,8 @@ def _run_needs(frame: pd.DataFrame) -> set[str]:
 
 
 def evaluate(
-    qrels: pd.DataFrame,
-    run: Run | pd.DataFrame,
+    qrels: pd.DataFrame | object,
+    run: Run | pd.DataFrame | object,
     measures: Sequence[str] | None = None,
     relevance_level: int = 1,
     max_depth: int | None = None,
@@ -209,6 +209,13 @@ def evaluate(
     0 in the means, as 9.0.8 counts them); ``trec_eval-10`` without
     ``complete`` raises :class:`NeedWithoutRun` where 10.0 aborts.
 
+    ``qrels`` and ``run``: files (path, bytes, stream; gzip too), the engine's own
+    frames, or as held in Python: a DataFrame (ir_measures', ranx's or PyTerrier's
+    column names), a ``{need: {doc: value}}`` dict, a ranx ``Run``/``Qrels``, ir_measures
+    ``ScoredDoc``/``Qrel`` tuples (:mod:`evaluation.trec.inputs`). A run frame with the
+    engine's columns (``need_id``, ``doc_id``, ``score``, optional ``tag``) is used as
+    it is; other frames go through :func:`~evaluation.trec.inputs.as_run`.
+
     Raises ValueError for an unknown measure
     (:class:`~evaluation.measures.catalog.UnknownMeasure`), bad parameters, or
     when no need has both run lines and judgments (without ``complete``).
@@ -218,6 +225,9 @@ def evaluate(
     """
     interpolation = check_mode(interpolation)
     v9 = interpolation == "trec_eval-9"
+    qrels = as_qrels(qrels)
+    if not (isinstance(run, pd.DataFrame) and {"need_id", "doc_id", "score"} <= set(run.columns)):
+        run = as_run(run)
     if isinstance(run, Run):
         frame, run_id, warnings = run.frame, run.tag, list(run.warnings)
     else:

@@ -4,6 +4,8 @@
   ``check_run`` (the check of an upload: its first lines, its need ids; ``check_run_head``
   the same, returning None),
   ``run_header`` (whether line 1 is a header, skipped with a warning).
+- :mod:`evaluation.trec.inputs`: ``as_run``, ``as_qrels``: a file, or a run or qrels held
+  in Python (a DataFrame, a dict, a ranx ``Run``, ir_measures tuples), read as files are.
 - :mod:`evaluation.trec.topics`: ``read_needs`` (TSV, TREC ``<top>``, XML ``<topic>``).
 - :mod:`evaluation.trec.sources`: a file's bytes (path, stream or bytes; gunzipped,
   within a size limit counted while decompressing), ``TrecFormatError`` and ``Source``.
@@ -12,12 +14,14 @@
 - :mod:`evaluation.trec.columns`: Arrow columns to numpy, doc-id hashes, the repeated
   (need, doc) check; also used by :mod:`evaluation.measures.ranking`.
 
-Imports: numpy, pandas, pyarrow and these modules only; nothing of
+Imports: numpy, pandas, pyarrow, these modules and the client's dependency-free
+converter :mod:`rrl.trec` (``inputs`` writes runs held in Python as TREC text with it); nothing of
 :mod:`evaluation.measures`, :mod:`evaluation.significance` or :mod:`evaluation.cli`,
 and no Django. Modules here import each other by module path
 (``evaluation.trec.parsing``), never through this package, which re-exports them.
 """
 
+from evaluation.trec.inputs import as_qrels, as_run, is_source
 from evaluation.trec.parsing import MAX_LINE_LENGTH, run_header
 from evaluation.trec.readers import (
     Run,
@@ -36,8 +40,11 @@ __all__ = [
     "RunCheck",
     "Source",
     "TrecFormatError",
+    "as_qrels",
+    "as_run",
     "check_run",
     "check_run_head",
+    "is_source",
     "read_needs",
     "read_qrels",
     "read_run",

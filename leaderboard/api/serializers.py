@@ -15,7 +15,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from leaderboard.models import Benchmark, Submission
+from leaderboard.models import Benchmark, Profile, Submission
 
 # --- Numbers -------------------------------------------------------------------------
 
@@ -160,7 +160,9 @@ class SubmissionSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="pk")
     benchmark = serializers.SlugField(source="benchmark.slug")
     run_name = serializers.CharField()
-    participant = serializers.CharField(source="participant.get_username")
+    participant = serializers.SerializerMethodField(
+        help_text="The participant's display name (their username if they set none)."
+    )
     description = serializers.CharField()
     status = serializers.ChoiceField(choices=Submission.Status.choices)
     waiting_for_queue = serializers.BooleanField(
@@ -180,6 +182,9 @@ class SubmissionSerializer(serializers.Serializer):
     url = serializers.SerializerMethodField()
     per_need_url = serializers.SerializerMethodField()
     page = serializers.SerializerMethodField()
+
+    def get_participant(self, run: Submission) -> str:
+        return Profile.find(run.participant).public_name
 
     def _result(self, run: Submission):
         return self.context.get("results", {}).get(run.pk)

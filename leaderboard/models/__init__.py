@@ -7,6 +7,7 @@ comparisons between them; API tokens and idempotency keys. One module per group,
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
 - ``idempotency``: ``IdempotencyKey`` (a submit's first answer, replayed to retries).
+- ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
 imports a task, a page or the pipeline: sending work to Celery belongs to
@@ -24,6 +25,7 @@ from leaderboard.models.benchmarks import (
     judgments_path,
 )
 from leaderboard.models.idempotency import IdempotencyKey
+from leaderboard.models.people import Profile, Team
 from leaderboard.models.results import (
     Comparison,
     ComparisonQuerySet,
@@ -53,10 +55,12 @@ __all__ = [
     "InformationNeed",
     "Judgments",
     "MeasureVector",
+    "Profile",
     "Result",
     "ResultQuerySet",
     "Submission",
     "SubmissionQuerySet",
+    "Team",
     "judgments_path",  # 0001_initial names leaderboard.models.judgments_path
     "run_name_validator",
     "submission_path",  # and leaderboard.models.submission_path

@@ -10,6 +10,11 @@ Lease times are the database's clock (``Now()``): web, workers and beat may run 
 whose clocks differ. Sending tasks is not done here: a model never imports a task
 (``leaderboard.pipeline.tasks`` queues them). Imports nothing else of ``models``: the
 foreign keys name their targets as strings.
+
+The owner's operations (``edit``, ``set_hidden``, ``withdraw``) are here too, each
+checking that the user is the run's participant: over 400 lines, because a run's whole
+life, queue to withdrawal, reads best in one place and splitting the model would not
+make it shorter.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ import unicodedata
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.core.validators import RegexValidator
+from django.core.exceptions import PermissionDenied
+from django.core.validators import RegexValidator, URLValidator
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Now
@@ -36,6 +42,10 @@ RUN_NAME_RE = re.compile(r"^[A-Za-z0-9._-]{1,40}$")
 run_name_validator = RegexValidator(
     RUN_NAME_RE, "Use 1 to 40 letters, digits, dots, underscores or hyphens."
 )
+
+
+# A run's paper and code links: web addresses only (no ftp:, never javascript:).
+web_url_validator = URLValidator(schemes=["http", "https"])
 
 
 def utc_day_start(now: dt.datetime | None = None) -> dt.datetime:
@@ -63,12 +73,27 @@ class SubmissionQuerySet(models.QuerySet):
         return self.filter(public | Q(participant=user) | Q(benchmark__organizers=user)).distinct()
 
     def counted_today(self, user) -> int:
-        """Submissions that count against the daily limit: this UTC day, not failed."""
+        """Submissions that count against the daily limit: this UTC day, not failed.
+
+        Withdrawn and hidden runs count: the limit bounds how often a participant may
+        look at scores against the hidden judgments, and a run's scores were seen (on
+        its page) before it was withdrawn. Failed runs do not: nothing was scored."""
         return (
             self.filter(participant=user, created__gte=utc_day_start())
             .exclude(status=Submission.Status.FAILED)
             .count()
         )
+
+    def withdraw(self) -> list[int]:
+        """Withdraw these runs (those not withdrawn yet): kept for the record, off every
+        board. One UPDATE; returns the ids it withdrew. A scoring task holding one of
+        them finds it withdrawn when it stores and keeps nothing; a queued comparison
+        finds it not scored and does nothing (``pipeline.tasks``)."""
+        ids = list(self.live().values_list("pk", flat=True))
+        Submission.objects.filter(pk__in=ids).live().update(
+            status=Submission.Status.WITHDRAWN, withdrawn_at=timezone.now(), lease_until=None
+        )
+        return ids
 
     def requeue_all(self) -> list[int]:
         """Put these runs (withdrawn ones excepted) back to ``queued``, attempts reset.
@@ -200,6 +225,20 @@ class Submission(models.Model):
     )
     run_name = models.CharField(max_length=40, validators=[run_name_validator])
     description = models.TextField(blank=True)
+    paper_url = models.URLField(
+        "paper",
+        max_length=500,
+        blank=True,
+        validators=[web_url_validator],
+        help_text="A paper or preprint describing the run.",
+    )
+    code_url = models.URLField(
+        "code",
+        max_length=500,
+        blank=True,
+        validators=[web_url_validator],
+        help_text="The code that produced the run.",
+    )
     file = models.FileField(upload_to=submission_path, max_length=300)
     original_name = models.CharField(
         max_length=255,
@@ -217,6 +256,7 @@ class Submission(models.Model):
     queued_at = models.DateTimeField(default=timezone.now)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     task_id = models.CharField(max_length=64, blank=True)
     sent_at = models.DateTimeField(
@@ -230,6 +270,13 @@ class Submission(models.Model):
         blank=True,
         help_text="A running task holds its claim until then and renews it while alive; "
         "the sweep only takes back runs whose lease has run out.",
+    )
+    notified_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the participant was mailed that the run was scored or failed (or "
+        "it was settled that no mail goes: opted out, no address). Set once, atomically: "
+        "a redelivered task does not mail twice.",
     )
     judgments = models.ForeignKey(
         "leaderboard.Judgments",
@@ -261,6 +308,64 @@ class Submission(models.Model):
         if not user.is_authenticated:
             return False
         return user.pk == self.participant_id or self.benchmark.is_organised_by(user)
+
+    # --- The owner's operations (the run page and My runs; organizers use the admin) ---
+
+    @property
+    def is_withdrawn(self) -> bool:
+        return self.status == self.Status.WITHDRAWN
+
+    def is_owned_by(self, user) -> bool:
+        return user.is_authenticated and user.pk == self.participant_id
+
+    def _check_owner(self, by) -> None:
+        if not self.is_owned_by(by):
+            raise PermissionDenied("Only the participant who submitted a run may change it.")
+
+    def edit(self, by, *, description: str, paper_url: str = "", code_url: str = "") -> None:
+        """Change the run's description and links (validated by the caller's form).
+        A withdrawn run is kept as it was: ``ValueError``."""
+        self._check_owner(by)
+        if self.is_withdrawn:
+            raise ValueError(f"Run {self.run_name} is withdrawn; it is kept as it was.")
+        self.description, self.paper_url, self.code_url = description, paper_url, code_url
+        self.save(update_fields=["description", "paper_url", "code_url"])
+
+    def set_hidden(self, by, hidden: bool) -> bool:
+        """Hide the run from the public board, or show it again; True if that changed.
+
+        Hiding keeps the stored comparisons (raw p-values; the board forms its families
+        from the runs it shows, so a hidden run is in none of the public ones) and new
+        runs are not tested against a hidden one. So showing it again leaves pairs to
+        test: the caller queues them (``pipeline.tasks.queue_comparisons``), as the
+        admin's "Show on the leaderboard" does. A withdrawn run stays as it is."""
+        self._check_owner(by)
+        if self.is_withdrawn:
+            raise ValueError(f"Run {self.run_name} is withdrawn; it is off the board for good.")
+        changed = (
+            Submission.objects.filter(pk=self.pk, is_hidden=not hidden)
+            .live()
+            .update(is_hidden=hidden)
+        )
+        self.refresh_from_db()
+        return bool(changed)
+
+    def withdraw(self, by) -> bool:
+        """Withdraw the run: kept for the record (its page, for its owner and the
+        organizers), off every board, export, matrix and significance family, for good.
+
+        It still counts against the day's limit (``counted_today``). Stored comparisons
+        stay, unread by any public family; pending work on the run keeps nothing
+        (``SubmissionQuerySet.withdraw``). A run that was holding back a new judgments
+        version (not yet rescored against it) holds it back no longer. Returns False if
+        it was withdrawn already."""
+        self._check_owner(by)
+        done = bool(Submission.objects.filter(pk=self.pk).withdraw())
+        self.refresh_from_db()
+        latest = self.benchmark.latest_judgments
+        if done and latest is not None:
+            self.benchmark.promote_judgments_if_complete(latest)
+        return done
 
     def claim(self, task_id: str) -> bool:
         """Move ``queued`` -> ``running`` atomically, leased for ``LEASE_SECONDS``; False
@@ -329,6 +434,18 @@ class Submission(models.Model):
         )
         self.refresh_from_db()
         return bool(done)
+
+    def claim_notification(self) -> bool:
+        """Whether this caller is the one to tell the participant the run finished: True
+        once per run, for the first caller after it is ``scored`` or ``failed`` (one
+        conditional UPDATE, so two deliveries of a task cannot both mail)."""
+        return bool(
+            Submission.objects.filter(
+                pk=self.pk,
+                notified_at__isnull=True,
+                status__in=[self.Status.SCORED, self.Status.FAILED],
+            ).update(notified_at=timezone.now())
+        )
 
     @property
     def waiting_for_queue(self) -> bool:

@@ -63,10 +63,13 @@ def _need_counts(benchmarks: list[Benchmark]) -> dict[int, int]:
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
     try:
-        board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+        board = build_leaderboard(
+            benchmark, request.user, request.GET.get("measure"), request.GET.get("best")
+        )
     except UnknownMeasure as error:
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
     context = {
+        "best_query": "&best=team" if board.best_per_team else "",
         "benchmark": benchmark,
         "board": board,
         "alpha": ALPHA,
@@ -104,6 +107,7 @@ def _board_html(board) -> SafeString:
             badges += (
                 f' <span class="badge hidden">{"hidden" if row.is_hidden else row.status}</span>'
             )
+        badges += _run_links(row)
         cells = "".join(f'<td class="num">{fmt(row.summary.get(m), m)}</td>' for m in board.columns)
         if judged:
             cells += _judged_cell(row.summary.get(JUDGED), board.benchmark.judged_threshold)
@@ -127,11 +131,28 @@ def _board_html(board) -> SafeString:
         out.append(
             f'<tr{css}><td class="num">{row.rank or "—"}</td>'
             f'<th scope="row"><a href="{run_url}{row.submission_id}/">{escape(row.run_name)}</a>'
-            f'{badges}</th><td class="wide">{escape(row.participant)}</td>'
+            f'{badges}</th><td class="wide">{_who(row)}</td>'
             f'<td class="wide"><time datetime="{row.created.isoformat()}">'
             f'{row.created:%Y-%m-%d}</time></td>{cells}<td class="sig">{sig}</td></tr>'
         )
     return mark_safe("\n".join(out))
+
+
+def _who(row) -> str:
+    """The participant's display name (or username), and the team's name under it."""
+    team = f' <span class="team">{escape(row.team)}</span>' if row.team else ""
+    return f"{escape(row.participant)}{team}"
+
+
+def _run_links(row) -> str:
+    """The owner's paper and code links, small, after the run's name (http(s) only: the
+    model's validator)."""
+    links = [
+        f'<a href="{escape(url)}" rel="nofollow ugc noopener">{label}</a>'
+        for label, url in (("paper", row.paper_url), ("code", row.code_url))
+        if url
+    ]
+    return f' <span class="run-links">{" ".join(links)}</span>' if links else ""
 
 
 def shows_judged(board) -> bool:

@@ -15,6 +15,9 @@ Decisions, stated once:
   those the organizer chose, ``map`` by default); pairs not stored yet (still queued), and
   any other measure, are tested here when the board is small enough to do so in a few
   milliseconds; otherwise the page says the tests are pending or where to find them.
+- **Best run per team** (``?best=team``): each team's best run by the ranking measure
+  only (no team: a team of one); ranks and tests against #1 are over the rows kept: #1
+  is the best run overall, the Holm family "#1 vs. each other team's best".
 - **Measures** are named in either system (``?measure=nDCG@10`` or ``ndcg_cut_10``) and
   shown with the catalog's labels (``evaluation.measures.resolve``); an unknown name is an
   error naming close matches, never a ranking by another measure.
@@ -142,6 +145,10 @@ class Row:
     p_raw: float | None = None
     p_adjusted: float | None = None
     is_leader: bool = False
+    team: str = ""
+    group: str = ""  # "team:<id>", or "user:<id>" for a participant in no team
+    paper_url: str = ""
+    code_url: str = ""
 
     @property
     def tied_with_leader(self) -> bool:
@@ -167,6 +174,8 @@ class Board:
     family_size: int = 0
     pending: int = 0  # ranked runs whose stored test against #1 is still queued
     notes: list[str] = field(default_factory=list)
+    best_per_team: bool = False
+    left_out: int = 0  # runs the best-per-team view does not list
 
     @property
     def leader(self) -> Row | None:
@@ -185,24 +194,39 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         "num_needs",
         "submission_id",
         "submission__run_name",
+        "submission__participant_id",
         "submission__participant__username",
+        "submission__participant__profile__display_name",
+        "submission__participant__profile__team_id",
+        "submission__participant__profile__team__name",
         "submission__created",
         "submission__is_baseline",
         "submission__is_hidden",
         "submission__status",
+        "submission__paper_url",
+        "submission__code_url",
     )
     return [
         Row(
             result_id=v["pk"],
             submission_id=v["submission_id"],
             run_name=v["submission__run_name"],
-            participant=v["submission__participant__username"],
+            participant=v["submission__participant__profile__display_name"]
+            or v["submission__participant__username"],
             created=v["submission__created"],
             is_baseline=v["submission__is_baseline"],
             is_hidden=v["submission__is_hidden"],
             status=v["submission__status"],
             summary=v["summary"] or {},
             num_needs=v["num_needs"],
+            team=v["submission__participant__profile__team__name"] or "",
+            group=(
+                f"team:{v['submission__participant__profile__team_id']}"
+                if v["submission__participant__profile__team_id"]
+                else f"user:{v['submission__participant_id']}"
+            ),
+            paper_url=v["submission__paper_url"],
+            code_url=v["submission__code_url"],
         )
         for v in values
     ]
@@ -215,9 +239,12 @@ def _value(summary: dict, measure: str) -> float | None:
     return float(value)
 
 
-def build_leaderboard(benchmark: Benchmark, user, measure: str | None = None) -> Board:
+def build_leaderboard(
+    benchmark: Benchmark, user, measure: str | None = None, best: str | None = None
+) -> Board:
     """The ranked table for ``measure`` (the primary one by default), with significance
-    marks against the leader. A constant number of queries whatever the number of runs.
+    marks against the leader; with ``best="team"`` each team's best run only (any other
+    value: every run). A constant number of queries whatever the number of runs.
     """
     primary = benchmark.primary_measure
     measure = measure_column(measure, primary)  # UnknownMeasure: the view's problem page
@@ -231,6 +258,9 @@ def build_leaderboard(benchmark: Benchmark, user, measure: str | None = None) ->
         row.value = _value(row.summary, measure)
     # Best first; equal values keep the earlier submission first, then the lower id.
     rows.sort(key=lambda r: (r.value is None, -(r.value or 0.0), r.created, r.submission_id))
+    total = len(rows)
+    if best == "team":
+        rows = best_per_group(rows)
     for row, rank in zip(rows, competition_ranks([r.value for r in rows]), strict=True):
         row.rank = rank
     shown = [primary, *(benchmark.shown_measures or ())]
@@ -238,8 +268,18 @@ def build_leaderboard(benchmark: Benchmark, user, measure: str | None = None) ->
     if measure not in columns:
         columns.append(measure)
     board = Board(benchmark, measure, rows, measures, columns, notes=notes)
+    board.best_per_team, board.left_out = best == "team", total - len(rows)
     _mark_against_leader(board)
     return board
+
+
+def best_per_group(rows: list[Row]) -> list[Row]:
+    """The first row of each team (``Row.group``) from rows already sorted best first:
+    each team's best run; for a team with no value on the measure, its earliest run."""
+    firsts: dict[str, Row] = {}
+    for row in rows:
+        firsts.setdefault(row.group, row)
+    return list(firsts.values())  # dicts keep insertion order: still best first
 
 
 def _mark_against_leader(board: Board) -> None:

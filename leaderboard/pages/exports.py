@@ -36,7 +36,9 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         raise Http404("Exports are leaderboard.csv and leaderboard.json.")
     benchmark = visible_benchmark(request, slug)
     try:
-        board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+        board = build_leaderboard(
+            benchmark, request.user, request.GET.get("measure"), request.GET.get("best")
+        )
     except UnknownMeasure as error:
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
     judgments = benchmark.current_judgments
@@ -46,6 +48,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         "title": benchmark.title,
         "primary_measure": benchmark.primary_measure,
         "ranked_by": board.measure,
+        "best_run_per_team": board.best_per_team,
         "interpolation": benchmark.interpolation,
         "judgments_version": version,
         "num_needs": judgments.num_needs if judgments else 0,
@@ -56,6 +59,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
             "run": row.run_name,
             "submission_id": row.submission_id,
             "participant": row.participant,
+            "team": row.team,
             "submitted": row.created.isoformat(),
             "baseline": row.is_baseline,
             "num_needs": row.num_needs,

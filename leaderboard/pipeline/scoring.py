@@ -108,7 +108,8 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
             finished=timezone.now(),
             judgments=judgments,
             failure_reason="",
-            warnings=list(evaluation.warnings) + list(run.warnings) + covered,
+            # evaluate() already carries the reader's warnings (tags, header): each once
+            warnings=list(dict.fromkeys([*evaluation.warnings, *run.warnings, *covered])),
             lease_until=None,
         )
         if updated:

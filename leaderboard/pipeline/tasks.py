@@ -12,6 +12,8 @@ minutes in all); a retry keeps its task id, so it takes its claimed row back. A 
 task that ends without a result (retries exhausted, soft time limit, a bug) gives its
 run back (``scoring.give_back``): it is never left ``running`` by a task that has ended,
 unless the database is down even then, when the lease runs out and the sweep takes it.
+Once a run is scored or has failed for good, its participant is mailed (``notify``:
+once per run, never failing the task).
 
 Everything that queues work goes through the ``queue_*`` functions at the bottom, which
 send once the surrounding transaction commits (a worker never sees a row that is not
@@ -35,7 +37,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from leaderboard.models import Submission, SubmissionQuerySet
-from leaderboard.pipeline import comparing, scoring
+from leaderboard.pipeline import comparing, notify, scoring
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,7 @@ def score_submission(self, submission_id: int) -> str:
             return "skipped"
         if submission.status == Submission.Status.SCORED:
             _send_comparison(submission.pk, submission.judgments_id)
+        notify.notify_finished(submission.pk)  # once per run; never raises
         return submission.status
     except RETRY["autoretry_for"] as error:
         if self.request.retries < self.max_retries:
@@ -79,10 +82,12 @@ def score_submission(self, submission_id: int) -> str:
         log.error("scoring submission %s: retries exhausted (%s)", submission_id, error)
         # The participant sees the reason: no server names or addresses in it.
         reason = "The database or the task queue did not answer; contact the organizers."
-        scoring.give_back(submission_id, task_id, reason)
+        if scoring.give_back(submission_id, task_id, reason) == Submission.Status.FAILED:
+            notify.notify_finished(submission_id)
         raise
     except Exception as error:  # the soft time limit, a bug: the run is not left running
-        scoring.give_back(submission_id, task_id, _reason(error))
+        if scoring.give_back(submission_id, task_id, _reason(error)) == Submission.Status.FAILED:
+            notify.notify_finished(submission_id)
         raise
 
 
@@ -128,13 +133,13 @@ def sweep_stuck() -> dict[str, int]:
     requeued = failed = 0
     for submission in Submission.objects.stuck(older_than):
         if submission.attempts >= settings.MAX_SCORING_ATTEMPTS:
-            failed += int(
-                submission.fail(
-                    f"Scoring did not finish after {submission.attempts} attempts; "
-                    "the file may be too large. Contact the organizers.",
-                    stuck_for=older_than,
-                )
-            )
+            if submission.fail(
+                f"Scoring did not finish after {submission.attempts} attempts; "
+                "the file may be too large. Contact the organizers.",
+                stuck_for=older_than,
+            ):
+                failed += 1
+                notify.notify_finished(submission.pk)
         elif submission.requeue(stuck_for=older_than):
             queue_scoring(submission)
             requeued += 1

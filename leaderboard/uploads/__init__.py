@@ -1,12 +1,15 @@
 """The participant's upload flow: the submit form, its validation, the run's live
-status and the participant's own runs (``/benchmarks/<slug>/submit/``,
-``/submissions/<id>/status/``, ``/accounts/runs/``).
+status, the participant's own runs and what the owner may do to one
+(``/benchmarks/<slug>/submit/``, ``/submissions/<id>/status/``, ``/accounts/runs/``,
+``/submissions/<id>/edit/``, ``hide/``, ``unhide/``, ``withdraw/``).
 
-- ``forms``: ``SubmissionForm`` (size, name, a first look at the file's head).
+- ``forms``: ``SubmissionForm`` (size, name, a first look at the file's head), and the
+  owner's ``RunDetailsForm`` and ``ConfirmForm``.
 - ``views``: the pages, and ``receive_run``, the one path a run takes into the platform
   (the API's submit endpoint calls it too, so both refuse the same files for the same
   reasons and share the daily limit).
+- ``owners``: the owner's edit, hide/unhide and withdraw pages (thin: the model acts).
 
-May import ``leaderboard.models``, ``leaderboard.pipeline`` (to queue scoring) and the
+May import ``leaderboard.models``, ``leaderboard.pipeline`` (to queue scoring and comparisons) and the
 pages' shortcuts; never the API.
 """

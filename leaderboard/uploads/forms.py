@@ -107,3 +107,52 @@ class SubmissionForm(forms.Form):
             self.add_error("run_name", forms.ValidationError(message, code=RUN_NAME_TAKEN))
         cleaned["run_name"] = run_name
         return cleaned
+
+
+# --- The owner's forms (leaderboard.uploads.owners) ------------------------------------
+
+DESCRIPTION_MAX = 2000
+
+
+class RunDetailsForm(forms.ModelForm):
+    """What the owner may change on a run: its description and two links (web addresses
+    only, checked by the model fields' validators)."""
+
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}),
+        required=False,
+        max_length=DESCRIPTION_MAX,
+        help_text=f"The method and its settings; at most {DESCRIPTION_MAX} characters.",
+    )
+    # "example.org/paper" means https://; the model's validator then allows http(s) only.
+    paper_url = forms.URLField(
+        label="Paper URL",
+        required=False,
+        max_length=500,
+        assume_scheme="https",
+        help_text="A paper or preprint describing the run (an http or https address).",
+    )
+    code_url = forms.URLField(
+        label="Code URL",
+        required=False,
+        max_length=500,
+        assume_scheme="https",
+        help_text="Where the code that produced the run lives (an http or https address).",
+    )
+
+    class Meta:
+        model = Submission
+        fields = ["description", "paper_url", "code_url"]
+
+
+class ConfirmForm(forms.Form):
+    """One required checkbox: the confirmation step of hiding, showing and withdrawing
+    a run, which works without JavaScript (the browser will not send the form unchecked,
+    and the server refuses it unchecked all the same)."""
+
+    confirm = forms.BooleanField(required=True)
+
+    def __init__(self, *args, label: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["confirm"].label = label
+        self.fields["confirm"].error_messages["required"] = "Tick the box to confirm."

@@ -108,7 +108,8 @@ def test_organizer_actions_on_runs(client, organizer, demo, other_benchmark):
     client.post(
         "/admin/leaderboard/submission/", {"action": "withdraw", "_selected_action": ids[:1]}
     )
-    assert Submission.objects.get(pk=ids[0]).status == "withdrawn"
+    withdrawn = Submission.objects.get(pk=ids[0])
+    assert withdrawn.status == "withdrawn" and withdrawn.withdrawn_at is not None
 
 
 def test_rescore_all_action_requeues_and_rescores(

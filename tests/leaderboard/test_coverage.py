@@ -112,7 +112,9 @@ def test_a_run_answering_some_needs_is_warned_everywhere(
     assert response.status_code == 302 and run.status == "scored", run.failure_reason
     assert PARTIAL in run.warnings[-1]
     assert PARTIAL in client.get(response["Location"]).content.decode()  # the run page
-    assert PARTIAL in client.get("/accounts/runs/").content.decode()
+    # My runs counts them and links to the run page's list
+    my_runs = client.get("/accounts/runs/").content.decode()
+    assert f'href="/submissions/{run.pk}/#warnings"' in my_runs and ">1 warning</a>" in my_runs
     _, raw = ApiToken.issue(participant, "test")
     body = client.get(
         f"/api/submissions/{run.pk}/", headers={"Authorization": f"Bearer {raw}"}

@@ -66,9 +66,12 @@ def test_comparison_p_values_equal_scipys(client, library, stored):
     assert "1 / 0 / 3" in html
     assert "Paired t-test" in html and "Wilcoxon signed-rank test" in html
     assert "Randomization test" in html
-    # The plots: bars, scatter, both 11-point curves; each an accessible SVG.
-    assert html.count('<svg class="plot"') == 3
-    assert html.count('role="img"') == 3
+    # The plots: bars, scatter, the need the runs differ most on (russian-novels, 0 vs 1),
+    # both 11-point curves; each an accessible SVG.
+    assert html.count('<svg class="plot"') == 4
+    assert html.count('role="img"') == 2  # the bars and dots link needs: role="group"
+    assert html.count('role="group" aria-labelledby') == 2
+    assert "Precision-recall for need russian-novels" in html
     assert "<title" in html
 
 

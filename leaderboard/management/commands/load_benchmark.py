@@ -1,4 +1,7 @@
-"""Create or update a benchmark from a needs file and a qrels file."""
+"""Create or update a benchmark from a needs file and a qrels file, or from an ir_datasets id
+(``load_benchmark --ir-datasets msmarco-passage/trec-dl-2019/judged``: its queries become
+the needs, its qrels the next judgments version; the slug defaults to the id with ``/``
+as ``-``)."""
 
 from __future__ import annotations
 
@@ -6,9 +9,11 @@ import os
 import time
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.text import slugify
 
 from evaluation.trec import TrecFormatError
 from leaderboard.models import Benchmark
+from leaderboard.pipeline.datasets import DatasetError, dataset_files, load_dataset
 from leaderboard.pipeline.loading import load_judgments, load_needs
 
 
@@ -16,10 +21,15 @@ class Command(BaseCommand):
     help = "Load needs and judgments into a benchmark (created if missing); queues rescoring."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("slug")
+        parser.add_argument("slug", nargs="?", help="default with --ir-datasets: from the id")
         parser.add_argument("--title", default="")
         parser.add_argument("--needs", help="TSV or TREC topics file (gzip ok)")
         parser.add_argument("--qrels", help="qrels file (gzip ok)")
+        parser.add_argument(
+            "--ir-datasets",
+            metavar="ID",
+            help="an ir_datasets id: its queries as needs, its qrels as judgments",
+        )
         parser.add_argument("--primary-measure", default=None)
         parser.add_argument("--relevance-level", type=int, default=None)
 
@@ -32,8 +42,22 @@ class Command(BaseCommand):
         qrels,
         primary_measure,
         relevance_level,
+        ir_datasets=None,
         **options,
     ) -> None:
+        dataset = None
+        if ir_datasets:
+            if needs or qrels:
+                raise CommandError("give either --ir-datasets or --needs/--qrels, not both")
+            try:  # read (and downloaded) before anything is created
+                self.stdout.write(f"reading {ir_datasets} through ir_datasets ...")
+                dataset = dataset_files(ir_datasets)
+            except DatasetError as error:
+                raise CommandError(str(error)) from error
+            slug = slug or slugify(ir_datasets.replace("/", "-"))[:80]
+            title = title or ir_datasets
+        if not slug:
+            raise CommandError("give the benchmark a slug (optional only with --ir-datasets)")
         benchmark, created = Benchmark.objects.get_or_create(
             slug=slug, defaults={"title": title or slug}
         )
@@ -48,6 +72,13 @@ class Command(BaseCommand):
             benchmark.save(update_fields=changed)
         self.stdout.write(f"{'created' if created else 'updating'} benchmark {slug}")
         try:
+            if dataset is not None:
+                count, judgments = load_dataset(benchmark, dataset)
+                self.stdout.write(
+                    f"  {count} needs (titles from the queries' {dataset.title_field!r}); "
+                    f"judgments v{judgments.version}: {judgments.num_judged} judgments, "
+                    f"{judgments.num_needs} needs, {judgments.num_relevant} relevant"
+                )
             if needs:
                 started = time.monotonic()
                 self.stdout.write(f"reading needs from {needs} ...")

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0006_benchmark_measures'),
+        ('leaderboard', '0008_profiles_teams_run_mail'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,136 @@
+"""The owner's operations on a run, from its page and from My runs: edit the description
+and links, hide it from the public board or show it again, withdraw it.
+
+Thin views: the model does the work and checks the owner (``Submission.edit``,
+``set_hidden``, ``withdraw``). Only the run's participant may do any of it (organizers
+have the admin): a run the user may not see is a 404, one they see but do not own a
+403, and an anonymous user is sent to log in. A page shows the form (GET); only a POST
+with the CSRF token changes anything. Hiding, showing and withdrawing each have a
+confirmation page with a required checkbox, so the step holds without JavaScript; a
+POST without the tick shows the page again with the error (400).
+
+What happens to significance (decided here, documented in docs/pages.md):
+
+- hidden: the stored comparisons stay; a board forms its families (tests against #1,
+  the matrix) from the runs it shows, so a hidden run is in none of the public ones.
+  New runs are not tested against it while it is hidden, so showing it again queues
+  its missing pairs (``queue_comparisons``, new pairs only), as the admin does.
+- withdrawn: final. Stored comparisons stay for the record, read by no family; pending
+  work on the run stops (scoring keeps nothing, a queued comparison does nothing).
+- neither gives back a submission of the day's limit (see ``counted_today``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from leaderboard.models import Submission
+from leaderboard.pages.shortcuts import Problem, problem_page, visible_submission
+from leaderboard.pipeline.tasks import queue_comparisons
+from leaderboard.uploads.forms import ConfirmForm, RunDetailsForm
+
+
+def owned_run(request: HttpRequest, pk: int) -> Submission:
+    """The run, if the user owns it: 404 if they may not see it, 403 if not theirs."""
+    run = visible_submission(request, pk)
+    if not run.is_owned_by(request.user):
+        raise PermissionDenied("Only the participant who submitted this run may change it.")
+    return run
+
+
+def _kept_as_it_was(request: HttpRequest, run: Submission) -> HttpResponse:
+    message = f"Run {run.run_name} is withdrawn: it is kept as it was and cannot be changed."
+    return problem_page(request, Problem(message, 400), run.benchmark)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def edit_run(request: HttpRequest, pk: int) -> HttpResponse:
+    run = owned_run(request, pk)
+    if run.is_withdrawn:
+        return _kept_as_it_was(request, run)
+    form = RunDetailsForm(request.POST if request.method == "POST" else None, instance=run)
+    if form.is_bound and form.is_valid():
+        run.edit(request.user, **form.cleaned_data)
+        messages.success(request, f"Saved the description and links of {run.run_name}.")
+        return redirect(run)
+    context = {"run": run, "benchmark": run.benchmark, "form": form}
+    return render(
+        request, "leaderboard/run_edit.html", context, status=400 if form.is_bound else 200
+    )
+
+
+@dataclass(frozen=True)
+class Action:
+    title: str  # "Hide run {name}?"
+    checkbox: str
+    button: str
+    done: str
+
+
+ACTIONS = {
+    "hide": Action(
+        "Hide run {name} from the public?",
+        "Hide {name} from readers",
+        "Hide the run",
+        "{name} is hidden: only you and the organizers see it.",
+    ),
+    "unhide": Action(
+        "Show run {name} to everyone again?",
+        "Show {name} on the public leaderboard",
+        "Show the run",
+        "{name} is on the public leaderboard again.",
+    ),
+    "withdraw": Action(
+        "Withdraw run {name}?",
+        "I understand that withdrawing {name} is final",
+        "Withdraw the run",
+        "{name} is withdrawn: off the leaderboard, kept for the record.",
+    ),
+}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    """Hide, show or withdraw a run, after its confirmation page."""
+    run = owned_run(request, pk)
+    spec = ACTIONS[action]
+    name = run.run_name
+    if run.is_withdrawn:
+        if action == "withdraw":
+            messages.info(request, f"{name} was already withdrawn.")
+            return redirect(run)
+        return _kept_as_it_was(request, run)
+    if action in ("hide", "unhide") and run.is_hidden == (action == "hide"):
+        messages.info(request, f"{name} is {'hidden' if run.is_hidden else 'public'} already.")
+        return redirect(run)
+    label = spec.checkbox.format(name=name)
+    form = ConfirmForm(request.POST if request.method == "POST" else None, label=label)
+    if form.is_bound and form.is_valid():
+        if action == "withdraw":
+            run.withdraw(request.user)
+        elif run.set_hidden(request.user, action == "hide") and action == "unhide":
+            queue_comparisons([run])  # the pairs left untested while it was hidden
+        messages.success(request, spec.done.format(name=name))
+        return redirect(run)
+    used = Submission.objects.for_benchmark(run.benchmark).counted_today(request.user)
+    context = {
+        "run": run,
+        "benchmark": run.benchmark,
+        "form": form,
+        "action": action,
+        "title": spec.title.format(name=name),
+        "button": spec.button,
+        "used_today": used,
+    }
+    return render(
+        request, "leaderboard/run_confirm.html", context, status=400 if form.is_bound else 200
+    )
