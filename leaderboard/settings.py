@@ -3,16 +3,20 @@
 Development defaults need nothing installed: an SQLite file in the project and Celery
 tasks run eagerly in-process. Production (docker-compose) sets DATABASE_URL,
 CELERY_BROKER_URL, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0. Every variable is listed in
-.env.example and in the README. Past 400 lines because the house style keeps one
-settings file, each setting beside the comment that says why it is so.
+.env.example and in the README.
+
+Over 400 lines on purpose: the house style keeps one settings file, each variable next
+to its comment and its validation, in blocks by concern (queues, /health/, ...).
 """
 
 import datetime as dt
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -44,6 +48,17 @@ def at_least(name: str, value: int, minimum: int, unit: str = "", why: str = "")
         raise ImproperlyConfigured(
             f"{name} must be at least {minimum}{' ' + unit if unit else ''}, got {value}"
             + (f" ({why})" if why else "")
+        )
+    return value
+
+
+def queue_name(name: str, default: str) -> str:
+    """A Celery queue name: letters, digits and ``._:-`` (``-Q`` takes a comma list)."""
+    value = env_str(name, default).strip() or default
+    if not re.fullmatch(r"[A-Za-z0-9._:-]{1,100}", value):
+        raise ImproperlyConfigured(
+            f"{name} must be a queue name of letters, digits and . _ : - (at most 100), "
+            f"got {value!r}"
         )
     return value
 
@@ -364,6 +379,8 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("TRUST_X_FORWARDED_PROTO", False) else None
 )
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Healthchecks speak plain HTTP to the web process from inside its host (docker compose).
+SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
@@ -391,7 +408,26 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or "cache+memory://")
 CELERY_RESULT_EXPIRES = 3600
-CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
+CELERY_TASK_DEFAULT_QUEUE = queue_name("CELERY_QUEUE", "celery")
+# --- Many workers (issue #15): scoring and comparing on queues of their own ------------
+# A run's scoring goes to CELERY_SCORE_QUEUE, its comparisons to CELERY_COMPARE_QUEUE
+# (leaderboard.celery.route); beat's housekeeping (sweep, outbox) stays on CELERY_QUEUE.
+# A worker started without -Q consumes all three, in turn (kombu's round robin), so a
+# comparison fan-out delays the next scoring by at most one comparison per worker
+# process; a worker started with -Q score consumes scoring only, and is never delayed.
+CELERY_SCORE_QUEUE = queue_name("CELERY_SCORE_QUEUE", "score")
+CELERY_COMPARE_QUEUE = queue_name("CELERY_COMPARE_QUEUE", "compare")
+if CELERY_SCORE_QUEUE == CELERY_COMPARE_QUEUE:
+    raise ImproperlyConfigured(
+        f"CELERY_SCORE_QUEUE and CELERY_COMPARE_QUEUE must differ (both {CELERY_SCORE_QUEUE!r}):"
+        " comparisons on the scoring queue would delay the next run's scoring"
+    )
+CELERY_TASK_QUEUES = [
+    Queue(name, Exchange(name), routing_key=name)
+    for name in dict.fromkeys([CELERY_TASK_DEFAULT_QUEUE, CELERY_SCORE_QUEUE, CELERY_COMPARE_QUEUE])
+]
+CELERY_TASK_ROUTES = ["leaderboard.celery.route"]
+# --- end of the queues block -----------------------------------------------------------
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -460,6 +496,18 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": float(OUTBOX_INTERVAL_SECONDS)},
     },
 }
+
+# --- /health/ (leaderboard/health.py) ---------------------------------------------------
+# The longest /health/ waits for its checks (database, broker, storage, workers' ping);
+# a check not done by then fails, so a hung service never hangs the health check.
+HEALTH_TIMEOUT_SECONDS = at_least(
+    "HEALTH_TIMEOUT_SECONDS",
+    env_int("HEALTH_TIMEOUT_SECONDS", 3),
+    2,
+    "seconds",
+    "the workers' ping alone waits a second",
+)
+# --- end of the /health/ block -----------------------------------------------------------
 
 LOGGING = {
     "version": 1,

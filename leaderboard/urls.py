@@ -3,7 +3,10 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from leaderboard import converters  # noqa: F401 (registers <id:>)
+from leaderboard import (
+    converters,  # noqa: F401 (registers <id:>)
+    health,
+)
 from leaderboard.accounts import tokens
 from leaderboard.accounts import views as accounts
 from leaderboard.pages import benchmarks, comparisons, exports, runs
@@ -62,6 +65,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include("leaderboard.api.urls")),
     path("admin/", admin.site.urls),
+    path("health/", health.health, name="health"),
 ]
 
 # Errors answer JSON under /api/ (even a bug's 500) and the site's HTML pages elsewhere.

@@ -1,5 +1,7 @@
 """Assembling what the reader's pages show: ranked leaderboards, significance against the
-leader, the all-pairs matrix and a pairwise comparison.
+leader, the all-pairs matrix and a pairwise comparison. Over 400 lines: the board's rows,
+ranks, best-per-team filter and tests against #1 are one computation whose decisions
+(below) read best together; paging and menus already live in ``paging`` and ``menus``.
 
 Decisions, stated once:
 
@@ -20,7 +22,9 @@ Decisions, stated once:
   is the best run overall, the Holm family "#1 vs. each other team's best".
 - **Measures** are named in either system (``?measure=nDCG@10`` or ``ndcg_cut_10``) and
   shown with the catalog's labels (``evaluation.measures.resolve``); an unknown name is an
-  error naming close matches, never a ranking by another measure.
+  error naming close matches, never a ranking by another measure. Counts (``num_ret``,
+  ``num_rel_ret`` ...) are shown as columns but not offered to rank by: asking to is an
+  error too (``NotRankable``). Menus list measures in the catalog's groups (``menus``).
 """
 
 from __future__ import annotations
@@ -81,6 +85,11 @@ def measure_column(name: str | None, default: str) -> str:
 
 
 def unknown_measure_message(error: UnknownMeasure) -> str:
+    if isinstance(error, NotRankable):
+        return (
+            f"“{error.name}” is a count, shown as a column but not a score to rank runs by; "
+            f"rank by a measure such as {', '.join(error.suggestions)}."
+        )
     hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
     reason = f" ({error.reason})" if error.reason else ""
     return f"There is no measure “{error.name}”{reason}.{hint}"
@@ -104,6 +113,16 @@ def per_need_label(measure: str) -> str:
 def is_count(measure: str) -> bool:
     entry = _entry(measure)
     return entry.is_count if entry else measure.startswith("num_")
+
+
+class NotRankable(UnknownMeasure):
+    """A count measure asked for as a ranking (other than a benchmark's primary measure):
+    runs are not ranked by how much they return. An ``UnknownMeasure`` to every caller
+    (the pages, the exports and the API answer 400 with ``unknown_measure_message``)."""
+
+    def __init__(self, measure: str) -> None:
+        ValueError.__init__(self, f"{measure!r} is a count, not a score to rank runs by")
+        self.name, self.reason, self.suggestions = measure, "a count", ["MAP", "P@10", "nDCG@10"]
 
 
 def competition_ranks(values: list[float | None]) -> list[int | None]:
@@ -147,6 +166,8 @@ class Row:
     is_leader: bool = False
     team: str = ""
     group: str = ""  # "team:<id>", or "user:<id>" for a participant in no team
+    description: str = ""
+    participant_id: int | None = None
     paper_url: str = ""
     code_url: str = ""
 
@@ -203,6 +224,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         "submission__is_baseline",
         "submission__is_hidden",
         "submission__status",
+        "submission__description",
+        "submission__participant_id",
         "submission__paper_url",
         "submission__code_url",
     )
@@ -225,6 +248,8 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
                 if v["submission__participant__profile__team_id"]
                 else f"user:{v['submission__participant_id']}"
             ),
+            description=v["submission__description"],
+            participant_id=v["submission__participant_id"],
             paper_url=v["submission__paper_url"],
             code_url=v["submission__code_url"],
         )
@@ -247,7 +272,10 @@ def build_leaderboard(
     value: every run). A constant number of queries whatever the number of runs.
     """
     primary = benchmark.primary_measure
+    asked = measure
     measure = measure_column(measure, primary)  # UnknownMeasure: the view's problem page
+    if asked and asked.strip() and measure != primary and is_count(measure):
+        raise NotRankable(measure)  # the view's problem page, as for an unknown name
     rows = leaderboard_rows(benchmark, user)
     measures = sorted({name for row in rows for name in row.summary})
     notes = []

@@ -32,6 +32,7 @@ from leaderboard.pages.boards import (
     per_need_label,
     unknown_measure_message,
 )
+from leaderboard.pages.menus import measure_groups
 from leaderboard.pages.pairs import (
     eleven_point,
     paired_scores,
@@ -113,7 +114,7 @@ def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
         "result_a": result_a,
         "result_b": result_b,
         "measure": measure,
-        "measures": [(m, per_need_label(m)) for m in common],
+        "measure_groups": measure_groups(common, rankable=False, label=per_need_label),
         "measure_note": note,
         "scores": scores,
         "test": test,
@@ -281,7 +282,9 @@ def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString
 @require_GET
 def significance(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
-    measures = benchmark.tested_measures()
+    # Counts are not offered to rank by (see boards.NotRankable), unless they are the primary.
+    primary = benchmark.primary_measure
+    measures = [m for m in benchmark.tested_measures() if m == primary or not is_count(m)]
     correction = request.GET.get("correction") or "holm"
     notes = []
     try:
@@ -309,7 +312,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "lines": list(zip(matrix.rows, matrix.cells, strict=True)),
         "measure": measure,
         "measure_label": measure_label(measure),
-        "measures": [(m, measure_label(m)) for m in measures],
+        "measure_groups": measure_groups(measures),
         "correction": correction,
         "correction_label": CORRECTIONS[correction],
         "corrections": list(CORRECTIONS.items()),

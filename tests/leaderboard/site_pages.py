@@ -105,8 +105,11 @@ NOT_PAGES = {
     "leaderboard_export": "CSV and JSON downloads",
     "compare_json": "a JSON download",
     "submission_csv": "a CSV download",
+    "submission_plot": "an SVG or PNG plot (shown inside the run page)",
+    "compare_plot": "an SVG or PNG plot (shown inside the comparison page)",
     "submission_status": "JSON polled by static/js/status.js",
     "logout": "POST only: logs out and redirects",
+    "health": "JSON for load balancers and compose healthchecks",
 }
 # Whole trees that are not the site's own HTML pages.
 NOT_PAGES_UNDER = {

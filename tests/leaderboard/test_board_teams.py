@@ -99,11 +99,13 @@ def test_the_leaderboard_page_shows_names_teams_and_the_toggle(client, teams):
     )
     assert '<td class="wide">Carol C.</td>' in page
     assert ">alice<" not in page and ">carol<" not in page
-    assert '<input type="checkbox" id="best" name="best" value="team">' in page
+    assert '<input type="checkbox" id="best" name="best" value="team" data-autosubmit>' in page
     assert "best-note" not in page
 
     best = client.get("/benchmarks/teams/?best=team").content.decode()
-    assert '<input type="checkbox" id="best" name="best" value="team" checked>' in best
+    assert (
+        '<input type="checkbox" id="best" name="best" value="team" data-autosubmit checked>' in best
+    )
     assert "Each team's best run by MAP only" in best and "3 other runs not listed" in best
     assert "“#1 vs. each other team's best run”" in best
     assert '<a href="?measure=map">Show every run</a>' in best

@@ -165,3 +165,14 @@ def test_significance_matrix(client, library, demo_user):
     html = client.get(url, {"correction": "bonferroni!", "measure": "P_77"}).content.decode()
     assert "Unknown correction" in html and "All pairs are tested on" in html
     assert a_frame is frame
+
+
+def test_significance_matrix_tooltips_name_both_runs(client, library):
+    # Issue 13: the cells' titles read "system-B vs " (the column run was missing).
+    html = client.get(reverse("significance", args=["library"])).content.decode()
+    titles = re.findall(r'<td class="[a-z]+"><a href="[^"]+" title="([^"]+)"', html)
+    assert sorted(t.split(":")[0] for t in titles) == [
+        "system-A vs system-B",
+        "system-B vs system-A",
+    ]
+    assert all(re.search(r": p = (\d\.\d{4}|< 0\.0001)$", t) for t in titles), titles

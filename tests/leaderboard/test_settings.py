@@ -93,7 +93,7 @@ def test_bad_api_rates_refuse_to_start(env, said):
 
 def test_every_environment_variable_is_in_env_example():
     source = (ROOT / "leaderboard" / "settings.py").read_text()
-    read = set(re.findall(r'env_(?:str|bool|int|list)\("([A-Z_]+)"', source))
+    read = set(re.findall(r'(?:env_(?:str|bool|int|list)|queue_name)\("([A-Z_]+)"', source))
     listed = set(re.findall(r"^([A-Z_]+)=", (ROOT / ".env.example").read_text(), re.M))
     assert read, "no settings found"
     assert read <= listed, f"missing from .env.example: {sorted(read - listed)}"
@@ -215,9 +215,34 @@ def test_the_soft_time_limit_comes_before_the_hard_one(limit, soft):
         ({"LEASE_SECONDS": "1"}, "LEASE_SECONDS must be at least 3 seconds, got 1"),
         ({"OUTBOX_INTERVAL_SECONDS": "0"}, "OUTBOX_INTERVAL_SECONDS must be at least 1, got 0"),
         ({"MAX_SCORING_ATTEMPTS": "0"}, "MAX_SCORING_ATTEMPTS must be at least 1, got 0"),
+        (
+            {"CELERY_SCORE_QUEUE": "jobs", "CELERY_COMPARE_QUEUE": "jobs"},
+            "CELERY_SCORE_QUEUE and CELERY_COMPARE_QUEUE must differ (both 'jobs')",
+        ),
+        (
+            {"CELERY_COMPARE_QUEUE": "a,b"},
+            "CELERY_COMPARE_QUEUE must be a queue name of letters, digits and . _ : - "
+            "(at most 100), got 'a,b'",
+        ),
     ],
 )
 def test_bad_time_settings_refuse_to_start_with_a_clear_message(env, message):
     result = celery_limits(**env)
     assert result.returncode != 0
     assert f"ImproperlyConfigured: {message}" in result.stderr
+
+
+def test_docker_compose_scales_workers_and_checks_health():
+    """``--scale worker=N`` works (no fixed name or port on any worker); dedicated
+    workers consume the score or the compare queue; web's healthcheck asks /health/,
+    each worker's pings that worker."""
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert "/health/" in " ".join(services["web"]["healthcheck"]["test"])
+    for name in ("worker", "score-worker", "compare-worker"):
+        worker = services[name]
+        assert "container_name" not in worker and "ports" not in worker, name
+        assert "inspect ping -d celery@$$HOSTNAME" in worker["healthcheck"]["test"][-1]
+    assert "-Q" not in services["worker"]["command"]  # every queue
+    assert "-Q ${CELERY_SCORE_QUEUE:-score}," in services["score-worker"]["command"]
+    assert "-Q ${CELERY_COMPARE_QUEUE:-compare}," in services["compare-worker"]["command"]
+    assert services["score-worker"]["profiles"] == ["queues"]

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0008_profiles_teams_run_mail'),
+        ('leaderboard', '0009_benchmark_rules'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
