@@ -171,6 +171,7 @@ def test_schemathesis_finds_nothing_with_every_check(
         capture_output=True,
         text=True,
         timeout=240,
+        cwd=tmp_path,  # its cache (.schemathesis/) goes there, not into the repository
         env={"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "NO_COLOR": "1"},
         check=False,
     )
