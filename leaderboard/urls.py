@@ -71,6 +71,6 @@ urlpatterns = [
 ]
 
 # Errors answer JSON under /api/ (even a bug's 500) and the site's HTML pages elsewhere.
-handler400 = "leaderboard.api.views.bad_request"
-handler403 = "leaderboard.api.views.permission_denied"
-handler500 = "leaderboard.api.views.server_error"
+handler400 = "leaderboard.api.errors.bad_request"
+handler403 = "leaderboard.api.errors.permission_denied"
+handler500 = "leaderboard.api.errors.server_error"

@@ -1,9 +1,16 @@
-"""The JSON API under ``/api/``: token-authenticated reads and run submission.
+"""The JSON API under ``/api/``, on Django REST framework; the OpenAPI schema is generated
+by drf-spectacular from the views and serializers.
 
-- ``views``: the endpoints, the bearer-token check and the JSON errors;
-- ``openapi``: the OpenAPI document served at ``/api/schema/``;
-- ``urls``: the routes (included by ``leaderboard.urls`` under ``api/``).
+- ``views``: reading (benchmarks, a leaderboard, runs, per-need values, the daily quota);
+- ``submit``: submitting a run (409 on duplicates, ``Idempotency-Key``);
+- ``compare``: comparisons, the significance matrix, CSV and JSON exports;
+- ``organizers``: creating benchmarks, loading needs and judgments, rescoring;
+- ``tokens``: logging in for a token, listing and revoking tokens;
+- ``authentication``, ``throttling``, ``errors``, ``base``, ``serializers``, ``schema``:
+  the bearer tokens, rate limits, JSON errors and what the views share;
+- ``docs``: Swagger UI at ``/api/docs/``; ``urls``: the routes (under ``api/``).
 
-May import ``leaderboard.models``, the pages' assembling modules (the API shows what the
-pages show, ranked the same way) and the upload flow (the API submits through it).
+May import ``leaderboard.models``, ``leaderboard.accounts``, the pages' assembling modules
+(the API shows what the pages show, ranked the same way), the upload flow (the API submits
+through it) and ``leaderboard.pipeline.loading`` (organizers load files as the admin does).
 """

@@ -3,23 +3,56 @@
 from django.urls import path, re_path
 
 from leaderboard import converters  # noqa: F401 (registers <id:>)
-from leaderboard.api.views import (
-    benchmark,
-    benchmarks,
-    not_found,
-    per_need,
-    schema,
-    submission,
-    submit,
-)
+from leaderboard.api import compare, organizers, submit, tokens, views
+from leaderboard.api.docs import Schema, docs
+from leaderboard.api.errors import not_found
 
 urlpatterns = [
-    path("benchmarks/", benchmarks, name="api_benchmarks"),
-    path("benchmarks/<slug:slug>/", benchmark, name="api_benchmark"),
-    path("benchmarks/<slug:slug>/submissions/", submit, name="api_submit"),
-    path("submissions/<id:submission_id>/", submission, name="api_submission"),
-    path("submissions/<id:submission_id>/per-need/", per_need, name="api_per_need"),
-    path("schema/", schema, name="api_schema"),
+    path("benchmarks/", organizers.BenchmarkListCreate.as_view(), name="api_benchmarks"),
+    path("benchmarks/<slug:slug>/", views.BenchmarkDetail.as_view(), name="api_benchmark"),
+    path("benchmarks/<slug:slug>/submissions/", submit.Submit.as_view(), name="api_submit"),
+    path("benchmarks/<slug:slug>/quota/", views.Quota.as_view(), name="api_quota"),
+    path(
+        "benchmarks/<slug:slug>/compare/<id:a>/<id:b>/",
+        compare.Compare.as_view(),
+        name="api_compare",
+    ),
+    path(
+        "benchmarks/<slug:slug>/significance/",
+        compare.Significance.as_view(),
+        name="api_significance",
+    ),
+    path(
+        "benchmarks/<slug:slug>/leaderboard.json",
+        compare.LeaderboardJson.as_view(),
+        name="api_leaderboard_json",
+    ),
+    path(
+        "benchmarks/<slug:slug>/leaderboard.csv",
+        compare.LeaderboardCsv.as_view(),
+        name="api_leaderboard_csv",
+    ),
+    path("benchmarks/<slug:slug>/needs/", organizers.Needs.as_view(), name="api_needs"),
+    path(
+        "benchmarks/<slug:slug>/judgments/",
+        organizers.JudgmentsUpload.as_view(),
+        name="api_judgments",
+    ),
+    path("benchmarks/<slug:slug>/rescore/", organizers.Rescore.as_view(), name="api_rescore"),
+    path("submissions/", views.SubmissionList.as_view(), name="api_submissions"),
+    path(
+        "submissions/<id:submission_id>/", views.SubmissionDetail.as_view(), name="api_submission"
+    ),
+    path("submissions/<id:submission_id>/per-need/", views.PerNeed.as_view(), name="api_per_need"),
+    path(
+        "submissions/<id:submission_id>/per-need.csv",
+        compare.PerNeedCsv.as_view(),
+        name="api_per_need_csv",
+    ),
+    path("tokens/", tokens.Tokens.as_view(), name="api_tokens_list"),
+    path("tokens/<id:token_id>/", tokens.TokenDetail.as_view(), name="api_token"),
+    path("schema/", Schema.as_view(), name="api_schema"),
+    path("docs/", docs, name="api_docs"),
     # Anything else under /api/ is a JSON 404 (not the HTML page, not a slash redirect).
     re_path(r"^(?P<rest>.*)$", not_found, name="api_not_found"),
 ]

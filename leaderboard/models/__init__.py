@@ -1,5 +1,5 @@
 """The platform's data: benchmarks, needs and judgments; runs, their results and the
-comparisons between them; API tokens. One module per group, re-exported here so that
+comparisons between them; API tokens and idempotency keys. One module per group, re-exported here so that
 ``from leaderboard.models import Submission`` works everywhere.
 
 - ``benchmarks``: ``Benchmark``, ``InformationNeed``, ``Judgments`` (versioned qrels).
@@ -7,6 +7,7 @@ comparisons between them; API tokens. One module per group, re-exported here so 
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
 - ``health``: ``BenchmarkHealth`` (power, discriminative power, pool bias; stored JSON).
+- ``idempotency``: ``IdempotencyKey`` (a submit's first answer, replayed to retries).
 - ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
 - ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
 
@@ -26,6 +27,7 @@ from leaderboard.models.benchmarks import (
     judgments_path,
 )
 from leaderboard.models.health import BenchmarkHealth
+from leaderboard.models.idempotency import IdempotencyKey
 from leaderboard.models.people import Profile, Team
 from leaderboard.models.results import (
     Comparison,
@@ -53,6 +55,7 @@ __all__ = [
     "BenchmarkHealth",
     "BenchmarkQuerySet",
     "Comparison",
+    "IdempotencyKey",
     "ComparisonQuerySet",
     "InformationNeed",
     "Judgments",

@@ -146,9 +146,15 @@ def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpRespons
         ctx = comparison_context(request, slug, a, b)
     except Problem as problem:
         return JsonResponse({"error": problem.message}, status=problem.status)
+    payload = comparison_payload(ctx)
+    return HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
+
+
+def comparison_payload(ctx: dict) -> dict:
+    """Two runs compared (``comparison_context``) as JSON: the download's and the API's."""
     scores = ctx["scores"]
     test = {k: (None if isinstance(v, float) and v != v else v) for k, v in ctx["test"].items()}
-    payload = {
+    return {
         "benchmark": ctx["benchmark"].slug,
         "judgments_version": ctx["benchmark"].current_judgments.version,
         "measure": ctx["measure"],
@@ -173,4 +179,3 @@ def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpRespons
             )
         ],
     }
-    return HttpResponse(json.dumps(payload, indent=1), content_type="application/json")

@@ -47,6 +47,9 @@ def first_tag(upload: UploadedFile) -> str:
     return ""
 
 
+RUN_NAME_TAKEN = "run_name_taken"  # the error code the API answers with a 409
+
+
 class SubmissionForm(forms.Form):
     file = forms.FileField(
         label="Run file",
@@ -100,9 +103,8 @@ class SubmissionForm(forms.Form):
             self.add_error("run_name", "Give the run a name: its tag is not a valid run name.")
             return cleaned
         if Submission.objects.filter(benchmark=self.benchmark, run_name=run_name).exists():
-            self.add_error(
-                "run_name", f"A run named {run_name!r} already exists on this benchmark."
-            )
+            message = f"A run named {run_name!r} already exists on this benchmark."
+            self.add_error("run_name", forms.ValidationError(message, code=RUN_NAME_TAKEN))
         cleaned["run_name"] = run_name
         return cleaned
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -19,7 +20,7 @@ from leaderboard.models.submissions import keep_name
 from leaderboard.pages.shortcuts import visible_submission
 from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
-from leaderboard.uploads.forms import SubmissionForm, max_upload_bytes
+from leaderboard.uploads.forms import RUN_NAME_TAKEN, SubmissionForm, max_upload_bytes
 
 STORE_DOWN = (
     "The file store is not answering right now, so your run was not stored (nothing "
@@ -73,14 +74,19 @@ class Outcome:
     form: SubmissionForm | None = None
     submission: Submission | None = None
     refusal: str = ""
+    existing: Submission | None = None  # with 409: the same file, submitted before
 
 
-def receive_run(request: HttpRequest, benchmark: Benchmark, user) -> Outcome:
+def receive_run(
+    request: HttpRequest, benchmark: Benchmark, user, refuse_identical: bool = False
+) -> Outcome:
     """Check, store and queue a run posted as ``file``, ``run_name``, ``description``.
 
     The one path for the upload form and the API, so both refuse the same files for the
     same reasons and share the daily limit. Status: 201 stored, 400 invalid, 403 closed,
-    413 too large, 429 daily limit reached, 503 the file store did not answer.
+    413 too large, 429 daily limit reached, 503 the file store did not answer; with
+    ``refuse_identical`` (the API: a script retrying a lost answer), 409 when this user
+    already submitted the same bytes to this benchmark (``Outcome.existing`` is that run).
     """
     # Refuse an oversized body before Django spools it to disk.
     if _content_length(request) > max_upload_bytes() + 1_048_576:
@@ -93,11 +99,34 @@ def receive_run(request: HttpRequest, benchmark: Benchmark, user) -> Outcome:
         upload = request.FILES.get("file")
         too_large = upload is not None and upload.size > max_upload_bytes()
         return Outcome(413 if too_large else 400, form=form)
+    if refuse_identical:
+        existing = _identical(user, benchmark, form)
+        if existing is not None:
+            return Outcome(409, form=form, existing=existing)
     try:
         submission, status = store_run(user, benchmark, form)
     except StorageUnavailable:
         return Outcome(503, form=form, refusal=STORE_DOWN)
     return Outcome(status, form=form, submission=submission)
+
+
+def _identical(user, benchmark: Benchmark, form: SubmissionForm) -> Submission | None:
+    """This user's run on this benchmark with the same file (its SHA-256), if any."""
+    upload = form.cleaned_data["file"]
+    sha256, _ = sha256_of(upload.chunks())
+    upload.seek(0)
+    existing = (
+        Submission.objects.for_benchmark(benchmark)
+        .live()
+        .filter(participant=user, sha256=sha256)
+        .order_by("created")
+        .first()
+    )
+    if existing is not None:
+        form.add_error(
+            "file", f"You already submitted this file to this benchmark as {existing.run_name}."
+        )
+    return existing
 
 
 def _content_length(request: HttpRequest) -> int:
@@ -135,7 +164,8 @@ def store_run(
         if Submission.objects.filter(
             benchmark=benchmark, run_name=form.cleaned_data["run_name"]
         ).exists():
-            form.add_error("run_name", "A run with this name was just submitted.")
+            taken = "A run with this name was just submitted."
+            form.add_error("run_name", ValidationError(taken, code=RUN_NAME_TAKEN))
             return None, 400
         submission = Submission(
             benchmark=benchmark,

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import Client
@@ -143,14 +144,17 @@ def test_gzip_bombs_are_refused_with_the_web_process_memory_bounded(client, libr
 
 
 def test_a_thousand_malformed_runs_through_the_form_and_the_api(
-    library, participant, django_capture_on_commit_callbacks
+    library, participant, django_capture_on_commit_callbacks, settings
 ):
     """Every file goes through both paths. Refused at upload: 400, the message names
     ``file:line: reason`` with the generator's bad line, nothing stored. A bad line past
     the upload check's head: stored, then failed by the scoring task with that line."""
     library.daily_limit = 100_000
     library.save()
-    headers = token_header(participant)
+    rates = dict.fromkeys(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"])  # no rate limit
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    # The API path as another participant: one participant's identical file is a 409.
+    headers = token_header(get_user_model().objects.create_user("api-participant"))
     client = Client(raise_request_exception=False)
     client.force_login(participant)
     codes: dict[int, int] = {}
@@ -227,7 +231,9 @@ def test_fifty_concurrent_uploads_against_a_daily_limit_of_five(library, partici
             client.force_login(participant)
         try:
             barrier.wait(timeout=60)
-            return post(client, via, RUN_B, "run-B.txt", headers, run_name=f"c{i}").status_code
+            # each its own file: one participant's identical file would be a 409
+            content = RUN_B.replace(b"system-B", f"c{i}".encode())
+            return post(client, via, content, "run-B.txt", headers, run_name=f"c{i}").status_code
         finally:
             connection.close()
 

@@ -47,6 +47,7 @@ pytestmark = [pytest.mark.worker]
 
 DEMO = ROOT / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
+RUN_B_TAGGED = RUN_B.replace(b"system-B", b"system-C")  # as long as RUN_B
 
 
 @pytest.fixture
@@ -196,7 +197,8 @@ def test_uploads_while_the_broker_is_down_are_scored_once_it_is_back(
             started = time.monotonic()
             api = client.post(
                 "/api/benchmarks/library/submissions/",
-                {"file": SimpleUploadedFile("api.txt", RUN_B), "run_name": "api"},
+                # the same bytes but the tag: one participant's identical file is a 409
+                {"file": SimpleUploadedFile("api.txt", RUN_B_TAGGED), "run_name": "api"},
                 headers={"Authorization": f"Bearer {raw}"},
             )
             api_seconds = time.monotonic() - started
@@ -239,7 +241,10 @@ def test_uploads_while_the_broker_is_down_are_scored_once_it_is_back(
             started = time.monotonic()
             hung = client.post(
                 "/api/benchmarks/library/submissions/",
-                {"file": SimpleUploadedFile("hung.txt", RUN_B), "run_name": "hung"},
+                {
+                    "file": SimpleUploadedFile("hung.txt", RUN_B.replace(b"system-B", b"system-H")),
+                    "run_name": "hung",
+                },
                 headers={"Authorization": f"Bearer {raw}"},
             )
             hung_seconds = time.monotonic() - started

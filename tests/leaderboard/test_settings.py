@@ -77,6 +77,20 @@ def test_production_without_secret_key_refuses_to_start():
     assert "SECRET_KEY must be set" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({"API_RATE_TOKEN": "lots"}, "API_RATE_TOKEN must be requests/period"),
+        ({"API_RATE_LOGIN": "0/hour"}, "API_RATE_LOGIN must be requests/period"),
+        ({"API_RATE_ANONYMOUS": "5/fortnight"}, "API_RATE_ANONYMOUS must be requests/period"),
+        ({"IDEMPOTENCY_KEY_HOURS": "0"}, "IDEMPOTENCY_KEY_HOURS must be at least 1"),
+    ],
+)
+def test_bad_api_rates_refuse_to_start(env, said):
+    result = run_manage("check", **env)
+    assert result.returncode != 0 and said in result.stderr
+
+
 def test_every_environment_variable_is_in_env_example():
     source = (ROOT / "leaderboard" / "settings.py").read_text()
     read = set(re.findall(r'(?:env_(?:str|bool|int|list)|queue_name)\("([A-Z_]+)"', source))

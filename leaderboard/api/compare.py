@@ -1,0 +1,296 @@
+"""Comparisons and downloads: two runs compared, the all-pairs significance matrix, and
+the leaderboard and per-need exports (CSV and JSON), all as the token's user sees them.
+
+Their serializers live here (not in ``serializers``, which is long enough). The pages'
+own functions compute everything (``comparison_context``, ``significance_matrix``,
+``leaderboard_export``, ``submission_csv``); these views check the input first so that
+every refusal is a JSON error, not the pages' HTML problem page.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from evaluation.measures import UnknownMeasure
+from leaderboard.api import serializers as s
+from leaderboard.api.base import ApiView, conditional
+from leaderboard.api.errors import ApiError
+from leaderboard.api.schema import errors
+from leaderboard.api.serializers import FiniteFloat
+from leaderboard.api.views import board_for
+from leaderboard.pages import exports
+from leaderboard.pages.boards import ALPHA, measure_column, unknown_measure_message
+from leaderboard.pages.comparisons import comparison_context
+from leaderboard.pages.pairs import significance_matrix
+from leaderboard.pages.shortcuts import Problem, shown_result, visible_benchmark, visible_submission
+
+# --- What the comparisons answer ------------------------------------------------------
+
+
+class ComparedRunSerializer(serializers.Serializer):
+    submission_id = serializers.IntegerField()
+    run = serializers.CharField()
+    mean = FiniteFloat(allow_null=True)
+
+
+class PairedNeedSerializer(serializers.Serializer):
+    need_id = serializers.CharField()
+    a = FiniteFloat()
+    b = FiniteFloat()
+    diff = FiniteFloat()
+
+
+class ComparisonSerializer(serializers.Serializer):
+    """``pages.exports.comparison_payload``: the same JSON as the page's download."""
+
+    benchmark = serializers.SlugField()
+    judgments_version = serializers.IntegerField()
+    measure = serializers.CharField()
+    a = ComparedRunSerializer()
+    b = ComparedRunSerializer()
+    difference = serializers.CharField()
+    stored = serializers.BooleanField(help_text="The tests were stored when the run was scored.")
+    correction = serializers.CharField()
+    tests = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text="t-test, Wilcoxon and randomization p-values, mean difference, CI, effect size.",
+    )
+    per_need = PairedNeedSerializer(many=True)
+
+
+class MatrixCellSerializer(serializers.Serializer):
+    a = serializers.IntegerField(help_text="The row's run.")
+    b = serializers.IntegerField(help_text="The column's run.")
+    p = FiniteFloat(allow_null=True, help_text="Adjusted p-value; null when not tested yet.")
+    significant = serializers.BooleanField()
+    better = serializers.BooleanField(help_text="The row's run has the higher value.")
+
+
+MATRIX_CELL = {
+    "type": "object",
+    "nullable": True,
+    "properties": {
+        "a": {"type": "integer", "description": "The row's run."},
+        "b": {"type": "integer", "description": "The column's run."},
+        "p": {
+            "type": "number",
+            "nullable": True,
+            "description": "Adjusted p-value; null when not tested yet.",
+        },
+        "significant": {"type": "boolean"},
+        "better": {"type": "boolean", "description": "The row's run has the higher value."},
+    },
+    "required": ["a", "b", "p", "significant", "better"],
+}
+
+
+class MatrixRunSerializer(serializers.Serializer):
+    submission_id = serializers.IntegerField()
+    run_name = serializers.CharField()
+    value = FiniteFloat(allow_null=True)
+
+
+class SignificanceSerializer(serializers.Serializer):
+    measure = serializers.CharField()
+    correction = serializers.CharField()
+    alpha = serializers.FloatField()
+    family_size = serializers.IntegerField()
+    missing = serializers.IntegerField(help_text="Pairs not tested yet.")
+    runs = MatrixRunSerializer(many=True, source="rows")
+    cells = serializers.SerializerMethodField(
+        help_text="cells[i][j]: row run i against column run j; null on the diagonal."
+    )
+
+    @extend_schema_field(
+        {"type": "array", "items": {"type": "array", "items": MATRIX_CELL}},
+    )
+    def get_cells(self, matrix: dict) -> list:
+        return [
+            [None if cell is None else MatrixCellSerializer(cell).data for cell in line]
+            for line in matrix["cells"]
+        ]
+
+
+def _finite(value):
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _checked_measure(name: str | None, default: str) -> str:
+    try:
+        return measure_column(name, default)
+    except UnknownMeasure as error:
+        raise ApiError(
+            400, unknown_measure_message(error), {"suggestions": error.suggestions}
+        ) from error
+
+
+def _page_view(view):
+    """The page's export view without its ``require_GET`` (HEAD is answered here too)."""
+    return inspect.unwrap(view)
+
+
+def _as_page_request(request: Request):
+    """The Django request with the token's user, for the pages' views."""
+    django_request = request._request
+    django_request.user = request.user
+    return django_request
+
+
+class Compare(ApiView):
+    serializer_class = ComparisonSerializer
+
+    @extend_schema(
+        operation_id="compareRuns",
+        summary="Two runs compared need by need, with paired significance tests",
+        description="Differences are a - b on the judged needs with a relevant document; "
+        "raw p-values (one comparison, no correction). The stored tests when the runs were "
+        "compared at scoring time, else computed now.",
+        parameters=[s.MeasureQuerySerializer],
+        responses={200: ComparisonSerializer, **errors(400, 401, 404, 429)},
+    )
+    def get(self, request: Request, slug: str, a: int, b: int) -> Response:
+        measure = _checked_measure(self.query(s.MeasureQuerySerializer).get("measure"), "map")
+        try:
+            context = comparison_context(_as_page_request(request), slug, a, b)
+        except Problem as problem:
+            raise ApiError(problem.status, problem.message) from problem
+        if context["measure"] != measure:
+            raise ApiError(
+                400,
+                f"These runs have no per-need values of {measure}.",
+                {"measures": [m for m, _ in context["measures"]]},
+            )
+        payload = exports.comparison_payload(context)
+        payload["tests"] = {k: _finite(v) for k, v in payload["tests"].items()}
+        return Response(ComparisonSerializer(payload).data)
+
+
+class Significance(ApiView):
+    serializer_class = SignificanceSerializer
+
+    @extend_schema(
+        operation_id="getSignificanceMatrix",
+        summary="Every pair of the top runs: adjusted p-values",
+        description="Stored paired t-tests corrected over the family (Holm, Benjamini-Hochberg "
+        "or none), or Tukey's HSD on the per-need scores; only the benchmark's tested "
+        "measures.",
+        parameters=[s.SignificanceQuerySerializer],
+        responses={200: SignificanceSerializer, **errors(400, 401, 404, 429)},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = self.query(s.SignificanceQuerySerializer)
+        benchmark = visible_benchmark(request, slug)
+        measure = _checked_measure(query.get("measure"), benchmark.primary_measure)
+        tested = benchmark.tested_measures()
+        if measure not in tested:
+            raise ApiError(
+                400,
+                f"All pairs are tested on {', '.join(tested)} only.",
+                {"measure": [f"One of {', '.join(tested)}."]},
+            )
+        matrix = significance_matrix(board_for(request, benchmark, measure), query["correction"])
+        data = {
+            "measure": matrix.measure,
+            "correction": matrix.correction,
+            "alpha": ALPHA,
+            "family_size": matrix.family_size,
+            "missing": matrix.missing,
+            "rows": matrix.rows,
+            "cells": matrix.cells,
+        }
+        return Response(SignificanceSerializer(data).data)
+
+
+class FileAnyway(BaseContentNegotiation):
+    """Downloads answer their one type whatever ``Accept`` says; errors are JSON."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class LeaderboardExport(ApiView):
+    """``leaderboard.csv`` and ``leaderboard.json``: the page's downloads."""
+
+    content_negotiation_class = FileAnyway
+
+    fmt = "json"
+
+    def get(self, request: Request, slug: str):
+        measure = self.query(s.MeasureQuerySerializer).get("measure")
+        benchmark = visible_benchmark(request, slug)
+        board_for(request, benchmark, measure)  # an unknown measure: a JSON 400
+        view = _page_view(exports.leaderboard_export)
+        response = view(_as_page_request(request), slug, self.fmt)
+        if response.status_code != 200:
+            raise ApiError(response.status_code, "This export is not available.")
+        return conditional_file(request, response, benchmark)
+
+
+def conditional_file(request: Request, response, benchmark):
+    """The export with the leaderboard's validators (``conditional``) on its bytes."""
+    checked = conditional(request, {"bytes": response.content.decode()}, benchmark)
+    if checked.status_code == 304:
+        return checked
+    for header in ("ETag", "Last-Modified", "Cache-Control", "Vary"):
+        response[header] = checked[header]
+    return response
+
+
+class LeaderboardJson(LeaderboardExport):
+    fmt = "json"
+
+    @extend_schema(
+        operation_id="exportLeaderboardJson",
+        summary="The leaderboard as the page's JSON download (every digit)",
+        parameters=[s.MeasureQuerySerializer],
+        responses={
+            (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
+            304: OpenApiResponse(description="Not modified."),
+            **errors(400, 401, 404, 429),
+        },
+    )
+    def get(self, request: Request, slug: str):
+        return super().get(request, slug)
+
+
+class LeaderboardCsv(LeaderboardExport):
+    fmt = "csv"
+
+    @extend_schema(
+        operation_id="exportLeaderboardCsv",
+        summary="The leaderboard as CSV (text cells escaped against formula injection)",
+        parameters=[s.MeasureQuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
+            304: OpenApiResponse(description="Not modified."),
+            **errors(400, 401, 404, 429),
+        },
+    )
+    def get(self, request: Request, slug: str):
+        return super().get(request, slug)
+
+
+class PerNeedCsv(ApiView):
+    content_negotiation_class = FileAnyway
+
+    @extend_schema(
+        operation_id="exportPerNeedCsv",
+        summary="A scored run's per-need values as CSV",
+        responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR), **errors(401, 404, 429)},
+    )
+    def get(self, request: Request, submission_id: int):
+        run = visible_submission(request, submission_id)
+        if shown_result(run) is None:
+            raise ApiError(404, f"Run {run.run_name} has no scores yet.", {"status": run.status})
+        return _page_view(exports.submission_csv)(_as_page_request(request), submission_id)

@@ -1,0 +1,129 @@
+"""Every refusal under /api/ as ``{"error": message, "details": {...}}``.
+
+``exception_handler`` is REST framework's hook (``REST_FRAMEWORK["EXCEPTION_HANDLER"]``):
+it turns DRF's exceptions, Django's ``Http404`` and ``PermissionDenied`` and this
+module's ``ApiError`` into that shape, keeping the status code and the headers DRF sets
+(``Allow``, ``WWW-Authenticate``, ``Retry-After``). Outside the views, the site's error
+handlers (``bad_request``, ``permission_denied``, ``server_error``, set in
+``leaderboard/urls.py``) and ``not_found`` (the catch-all route) answer JSON under
+/api/ too, and Django's HTML pages elsewhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework import exceptions, status
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApiError(exceptions.APIException):
+    """A refusal with a status code, a message for a person and structured details."""
+
+    def __init__(
+        self,
+        status_code: int,
+        message: str,
+        details: dict | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status_code, self.message = status_code, message
+        self.details, self.headers = details or {}, headers or {}
+
+
+def error_body(message: str, details: dict | None = None) -> dict[str, Any]:
+    return {"error": message, "details": details or {}}
+
+
+def _flatten(detail: Any) -> dict[str, list[str]]:
+    """DRF's validation detail (a dict, a list or a string) as {field: [messages]}."""
+    if isinstance(detail, dict):
+        return {
+            ("non_field" if key == "non_field_errors" else str(key)): [
+                str(m) for m in (value if isinstance(value, list) else [value])
+            ]
+            for key, value in detail.items()
+        }
+    if isinstance(detail, list):
+        return {"non_field": [str(m) for m in detail]}
+    return {"non_field": [str(detail)]}
+
+
+def _first(details: dict[str, list[str]]) -> str:
+    for field, messages in details.items():
+        if messages:
+            return messages[0] if field == "non_field" else f"{field}: {messages[0]}"
+    return "Invalid request."
+
+
+def exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or "Not found.")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or "You may not do this.")
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # a bug: Django's handler500 (server_error below) answers
+    details: dict[str, Any] = {}
+    if isinstance(exc, ApiError):
+        message, details = exc.message, exc.details
+        for name, value in exc.headers.items():
+            response[name] = value
+    elif isinstance(exc, exceptions.ValidationError):
+        details = _flatten(exc.detail)
+        message = _first(details)
+    elif isinstance(exc, exceptions.MethodNotAllowed):
+        allowed = context["view"].allowed_methods if "view" in context else []
+        message = f"{context['request'].method} is not allowed here; use {', '.join(allowed)}."
+        details = {"allowed": list(allowed)}
+    elif isinstance(exc, exceptions.Throttled):
+        message = getattr(exc, "message", str(exc.detail))
+        details = getattr(exc, "details", {"retry_after": exc.wait and int(exc.wait)})
+    elif isinstance(exc, exceptions.NotAuthenticated):
+        message = "This endpoint needs a token: 'Authorization: Bearer <token>'."
+    else:
+        message = str(exc.detail) if isinstance(exc.detail, str) else _first(_flatten(exc.detail))
+    if response.status_code == status.HTTP_401_UNAUTHORIZED:
+        response["WWW-Authenticate"] = getattr(exc, "www_authenticate", "Bearer")
+    response.data = error_body(message, details)
+    return response
+
+
+# --- Outside the views: the catch-all route and the site's error handlers ---------------
+
+
+@csrf_exempt
+def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """Any method on any other path under /api/."""
+    return JsonResponse(
+        error_body("No such endpoint; the routes are listed at /api/schema/."), status=404
+    )
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path_info.startswith("/api/")
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(error_body("Bad request."), status=400)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(error_body("You may not do this."), status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """A bug (the error is logged by Django with its traceback, as for any page)."""
+    if _is_api(request):
+        message = "Internal error; it has been logged. Please try again later."
+        return JsonResponse(error_body(message), status=500)
+    return defaults.server_error(request)

@@ -1,0 +1,340 @@
+"""What the API reads and writes, as DRF serializers (the schema is generated from them).
+
+Output serializers take the models and the pages' plain objects (``boards.Row``,
+dicts) as they are; input ones validate query strings and bodies (a bad value is a 400
+naming the field). Numbers that are not finite (NaN, infinity) are ``null``: JSON has
+none.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from leaderboard.models import Benchmark, Profile, Submission
+
+# --- Numbers -------------------------------------------------------------------------
+
+
+class FiniteFloat(serializers.FloatField):
+    def to_representation(self, value):
+        value = float(value)
+        return value if math.isfinite(value) else None
+
+
+def summary_field(**kwargs) -> serializers.DictField:
+    return serializers.DictField(
+        child=FiniteFloat(allow_null=True),
+        help_text="Every measure, by trec_eval's name (`map`, `P_10`, `ndcg_cut_10`, ...).",
+        **kwargs,
+    )
+
+
+def absolute(request, name: str, *args) -> str:
+    return request.build_absolute_uri(reverse(name, args=args))
+
+
+# --- Benchmarks and leaderboards -----------------------------------------------------
+
+
+class BenchmarkSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    primary_measure = serializers.CharField()
+    shown_measures = serializers.ListField(child=serializers.CharField())
+    tested_measures = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Measures every pair of runs is tested on (primary first).",
+    )
+    interpolation = serializers.ChoiceField(
+        choices=Benchmark._meta.get_field("interpolation").choices,
+        help_text="How iprec_at_recall and 11pt_avg are computed.",
+    )
+    open = serializers.BooleanField(source="is_open", help_text="Open for submissions.")
+    daily_limit = serializers.IntegerField(
+        help_text="Runs per participant per UTC day (failed ones do not count)."
+    )
+    judgments_version = serializers.IntegerField(
+        source="current_judgments.version", allow_null=True, default=None
+    )
+    num_needs = serializers.IntegerField(source="current_judgments.num_needs", default=0)
+    url = serializers.SerializerMethodField()
+    page = serializers.SerializerMethodField()
+
+    def to_representation(self, instance: Benchmark) -> dict:
+        data = super().to_representation(instance)
+        data["tested_measures"] = instance.tested_measures()
+        return data
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, benchmark: Benchmark) -> str:
+        return absolute(self.context["request"], "api_benchmark", benchmark.slug)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page(self, benchmark: Benchmark) -> str:
+        return self.context["request"].build_absolute_uri(benchmark.get_absolute_url())
+
+
+class LeaderboardRunSerializer(serializers.Serializer):
+    """A ``boards.Row``."""
+
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="Competition rank on the value rounded to 4 decimals."
+    )
+    submission_id = serializers.IntegerField()
+    run_name = serializers.CharField()
+    participant = serializers.CharField()
+    submitted = serializers.DateTimeField(source="created")
+    baseline = serializers.BooleanField(source="is_baseline")
+    hidden = serializers.BooleanField(source="is_hidden")
+    num_needs = serializers.IntegerField()
+    value = FiniteFloat(allow_null=True, help_text="The `ranked_by` measure.")
+    p_vs_leader_holm = FiniteFloat(
+        source="p_adjusted",
+        allow_null=True,
+        help_text="Paired t-test against #1, Holm-corrected over the board.",
+    )
+    summary = summary_field()
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    """A ``boards.Board``."""
+
+    ranked_by = serializers.CharField(source="measure")
+    measures = serializers.ListField(child=serializers.CharField())
+    significance = serializers.ChoiceField(choices=["stored", "computed", "unavailable", "none"])
+    notes = serializers.ListField(child=serializers.CharField())
+    runs = LeaderboardRunSerializer(source="rows", many=True)
+
+
+class BenchmarkLeaderboardSerializer(BenchmarkSerializer):
+    """The benchmark and its leaderboard (``context["board"]``)."""
+
+    leaderboard = serializers.SerializerMethodField()
+
+    @extend_schema_field(LeaderboardSerializer)
+    def get_leaderboard(self, benchmark: Benchmark) -> dict:
+        return LeaderboardSerializer(self.context["board"]).data
+
+
+class BenchmarkFilterSerializer(serializers.Serializer):
+    """The benchmark list's query string."""
+
+    open = serializers.BooleanField(required=False, allow_null=True, default=None)
+    search = serializers.CharField(required=False, max_length=200)
+    organised = serializers.BooleanField(
+        required=False, default=False, help_text="Only the benchmarks the caller organises."
+    )
+
+
+class BenchmarkCreateSerializer(serializers.Serializer):
+    """A new benchmark; validated by the admin's own form (``OrganizerBenchmarkForm``)."""
+
+    slug = serializers.SlugField(max_length=80)
+    title = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True)
+    primary_measure = serializers.CharField(
+        required=False, help_text="In either name system (`nDCG@10` or `ndcg_cut_10`)."
+    )
+    shown_measures = serializers.ListField(child=serializers.CharField(), required=False)
+    tested_measures = serializers.ListField(child=serializers.CharField(), required=False)
+    interpolation = serializers.ChoiceField(
+        choices=Benchmark._meta.get_field("interpolation").choices, required=False
+    )
+    daily_limit = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
+    open = serializers.BooleanField(required=False)
+    published = serializers.BooleanField(required=False)
+
+
+# --- Runs ---------------------------------------------------------------------------
+
+
+class SubmissionSerializer(serializers.Serializer):
+    """A run; ``context["results"]`` maps its id to the result shown (or None)."""
+
+    id = serializers.IntegerField(source="pk")
+    benchmark = serializers.SlugField(source="benchmark.slug")
+    run_name = serializers.CharField()
+    participant = serializers.SerializerMethodField(
+        help_text="The participant's display name (their username if they set none)."
+    )
+    description = serializers.CharField()
+    status = serializers.ChoiceField(choices=Submission.Status.choices)
+    waiting_for_queue = serializers.BooleanField(
+        help_text="True while a queued run is stored but not yet handed to the scoring queue "
+        "(it was not answering); it is sent, and then scored, as soon as the queue answers."
+    )
+    failure_reason = serializers.CharField(
+        help_text="Why scoring failed, as `file:line: reason`; empty otherwise."
+    )
+    warnings = serializers.ListField(child=serializers.CharField())
+    baseline = serializers.BooleanField(source="is_baseline")
+    hidden = serializers.BooleanField(source="is_hidden")
+    submitted = serializers.DateTimeField(source="created")
+    finished = serializers.DateTimeField(allow_null=True)
+    judgments_version = serializers.SerializerMethodField()
+    summary = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+    per_need_url = serializers.SerializerMethodField()
+    page = serializers.SerializerMethodField()
+
+    def get_participant(self, run: Submission) -> str:
+        return Profile.find(run.participant).public_name
+
+    def _result(self, run: Submission):
+        return self.context.get("results", {}).get(run.pk)
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_judgments_version(self, run: Submission) -> int | None:
+        result = self._result(run)
+        return result.judgments.version if result else None
+
+    @extend_schema_field(summary_field(allow_null=True))
+    def get_summary(self, run: Submission) -> dict | None:
+        result = self._result(run)
+        return summary_field().to_representation(result.summary) if result else None
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, run: Submission) -> str:
+        return absolute(self.context["request"], "api_submission", run.pk)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_per_need_url(self, run: Submission) -> str:
+        return absolute(self.context["request"], "api_per_need", run.pk)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page(self, run: Submission) -> str:
+        return self.context["request"].build_absolute_uri(run.get_absolute_url())
+
+
+class SubmissionFilterSerializer(serializers.Serializer):
+    """The run list's query string."""
+
+    mine = serializers.BooleanField(
+        required=False, default=False, help_text="Only the caller's runs (needs a token)."
+    )
+    benchmark = serializers.SlugField(required=False, help_text="A benchmark's slug.")
+    status = serializers.ChoiceField(choices=Submission.Status.choices, required=False)
+
+
+class UploadSerializer(serializers.Serializer):
+    """``multipart/form-data``: the run file and its name."""
+
+    file = serializers.FileField(
+        help_text="TREC run: `need_id Q0 doc_id rank score tag`; plain or gzip."
+    )
+    run_name = serializers.RegexField(
+        r"^[A-Za-z0-9._-]{1,40}$",
+        required=False,
+        help_text="Defaults to the run's tag; unique on the benchmark.",
+    )
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class NeedValuesSerializer(serializers.Serializer):
+    need_id = serializers.CharField()
+    values = summary_field()
+
+
+class PerNeedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    run_name = serializers.CharField()
+    judgments_version = serializers.IntegerField()
+    measures = serializers.ListField(child=serializers.CharField())
+    needs = NeedValuesSerializer(many=True)
+
+
+class QuotaSerializer(serializers.Serializer):
+    benchmark = serializers.SlugField()
+    limit = serializers.IntegerField(help_text="Runs per participant per UTC day.")
+    used_today = serializers.IntegerField(help_text="Runs counted today (failed ones are not).")
+    remaining_today = serializers.IntegerField()
+    resets_at = serializers.DateTimeField(help_text="The next UTC midnight.")
+    open = serializers.BooleanField()
+
+
+# --- Query strings of the comparisons ---------------------------------------------
+
+
+class MeasureQuerySerializer(serializers.Serializer):
+    measure = serializers.CharField(
+        required=False,
+        max_length=100,
+        help_text="In either name system (`nDCG@10` or `ndcg_cut_10`); an unknown name is a 400 "
+        "whose `details.suggestions` lists close matches.",
+    )
+
+
+class SignificanceQuerySerializer(MeasureQuerySerializer):
+    correction = serializers.ChoiceField(
+        choices=["holm", "bh", "tukey", "none"], required=False, default="holm"
+    )
+
+
+# --- Organizers ---------------------------------------------------------------------
+
+
+class FileUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="Plain or gzip.")
+    note = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class NeedsLoadedSerializer(serializers.Serializer):
+    benchmark = serializers.SlugField()
+    loaded = serializers.IntegerField(help_text="Information needs added or updated.")
+
+
+class JudgmentsLoadedSerializer(serializers.Serializer):
+    benchmark = serializers.SlugField()
+    version = serializers.IntegerField()
+    num_needs = serializers.IntegerField()
+    num_judged = serializers.IntegerField()
+    num_relevant = serializers.IntegerField()
+    created = serializers.BooleanField(help_text="False when the file equals the latest version.")
+
+
+class RescoreSerializer(serializers.Serializer):
+    benchmark = serializers.SlugField()
+    queued = serializers.IntegerField()
+
+
+# --- Tokens and errors --------------------------------------------------------------
+
+
+class TokenSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    created = serializers.DateTimeField()
+    last_used = serializers.DateTimeField(allow_null=True)
+
+
+class NewTokenSerializer(TokenSerializer):
+    token = serializers.CharField(help_text="The token itself, shown this once only.")
+
+
+class LoginSerializer(serializers.Serializer):
+    # Taken as sent (no trimming): a password may start with a space, and a value that is
+    # all spaces is still a value the schema allows.
+    username = serializers.CharField(max_length=150, trim_whitespace=False)
+    password = serializers.CharField(
+        max_length=4096, trim_whitespace=False, style={"input_type": "password"}
+    )
+    name = serializers.CharField(
+        max_length=100,
+        trim_whitespace=False,
+        help_text="What the token is for, e.g. the machine that submits.",
+    )
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = serializers.CharField(help_text="What went wrong, for a person.")
+    details = serializers.DictField(
+        help_text="Per field, the list of reasons (`non_field` for the others); `limit` and "
+        "`resets_at` with a 429 for the daily limit; `retry_after` with other 429s; "
+        "`allowed` with a 405; `existing` with a 409."
+    )

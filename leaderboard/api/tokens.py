@@ -1,0 +1,107 @@
+"""Tokens from the API: log in with username and password for a new token (so a command
+line client can log in), list one's tokens, revoke one.
+
+Logging in goes through ``django.contrib.auth.authenticate`` with the request, so
+django-axes counts the failures and locks the username and the address exactly as for
+the log-in page (``accounts/throttle.py``: a JSON 429 with ``Retry-After`` here); on top
+of that ``LoginRateThrottle`` limits attempts per address (``API_RATE_LOGIN``).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from leaderboard.accounts.throttle import login_retry_after
+from leaderboard.accounts.tokens import MAX_TOKENS
+from leaderboard.api import serializers as s
+from leaderboard.api.base import ApiView
+from leaderboard.api.errors import ApiError
+from leaderboard.api.schema import errors
+from leaderboard.api.throttling import CallerRateThrottle, LoginRateThrottle
+from leaderboard.models import ApiToken
+
+
+def _token(row: ApiToken) -> dict:
+    return {"id": row.pk, "name": row.name, "created": row.created, "last_used": row.last_used}
+
+
+class Tokens(ApiView):
+    parser_classes = [JSONParser]
+    throttle_classes = [CallerRateThrottle, LoginRateThrottle]
+    serializer_class = s.TokenSerializer
+
+    @extend_schema(
+        operation_id="listTokens",
+        summary="The caller's tokens (never the tokens themselves: only their names)",
+        responses={200: s.TokenSerializer(many=True), **errors(401, 429)},
+    )
+    def get(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise ApiError(401, "This endpoint needs a token: 'Authorization: Bearer <token>'.")
+        rows = ApiToken.objects.filter(user=request.user)
+        return Response(s.TokenSerializer([_token(r) for r in rows], many=True).data)
+
+    @extend_schema(
+        operation_id="createToken",
+        summary="Log in with username and password: a new token, shown this once",
+        description="Failed attempts count towards the log-in lock, as on the log-in page.",
+        auth=[],
+        request=s.LoginSerializer,
+        examples=[
+            OpenApiExample(
+                "Log in",
+                value={"username": "alice", "password": "her password", "name": "laptop"},
+                request_only=True,
+            )
+        ],
+        responses={201: s.NewTokenSerializer, **errors(400, 401, 415, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        body = s.LoginSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        credentials = {
+            "username": body.validated_data["username"],
+            "password": body.validated_data["password"],
+        }
+        django_request = request._request
+        user = authenticate(django_request, **credentials)
+        if getattr(django_request, "axes_locked_out", False):
+            # Not the HTML lock-out page the middleware would show: JSON, said here.
+            django_request.axes_locked_out = False
+            wait = login_retry_after(django_request, credentials)
+            raise ApiError(
+                429,
+                f"Too many failed log-ins; try again in {wait} s.",
+                {"retry_after": wait},
+                {"Retry-After": str(wait)},
+            )
+        if user is None or not user.is_active:
+            raise ApiError(401, "Wrong username or password.")
+        if ApiToken.objects.filter(user=user).count() >= MAX_TOKENS:
+            raise ApiError(400, f"You have {MAX_TOKENS} tokens; revoke one first.")
+        row, raw = ApiToken.issue(user, body.validated_data["name"])
+        data = s.NewTokenSerializer({**_token(row), "token": raw}).data
+        response = Response(data, status=201)
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+class TokenDetail(ApiView):
+    permission_classes = [IsAuthenticated]
+    serializer_class = s.TokenSerializer
+
+    @extend_schema(
+        operation_id="revokeToken",
+        summary="Revoke one of the caller's tokens",
+        responses={204: None, **errors(401, 404, 429)},
+    )
+    def delete(self, request: Request, token_id: int) -> Response:
+        deleted, _ = ApiToken.objects.filter(user=request.user, pk=token_id).delete()
+        if not deleted:
+            raise ApiError(404, "You have no token with this id.")
+        return Response(status=204)
