@@ -8,8 +8,15 @@ here is vectorised.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pyarrow as pa
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# pyarrow is imported by the functions that take Arrow columns, not here: run_starts
+# (numpy only) serves the small-file path, which never loads pyarrow.
 
 
 def to_numpy(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:
@@ -19,6 +26,8 @@ def to_numpy(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:
     one by one: 0.13-0.16 s against 0.02 s for a 7M-row float64 column of 14
     chunks (pyarrow 26). ``dtype`` is the numpy type of the column's values.
     """
+    import pyarrow as pa
+
     if isinstance(column, pa.Array):
         return column.to_numpy(zero_copy_only=False).astype(dtype, copy=False)
     out = np.empty(len(column), dtype)
@@ -37,6 +46,8 @@ def take(column: pa.ChunkedArray, rows: np.ndarray) -> pa.ChunkedArray:
     memory) even to pick a few thousand rows. Here each chunk gives its own
     rows; the picks are put back in the order asked for when that differs.
     """
+    import pyarrow as pa
+
     rows = np.asarray(rows, dtype=np.int64)
     if column.num_chunks <= 1 or len(rows) == 0:
         return column.take(pa.array(rows))
@@ -77,6 +88,8 @@ def string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     unaligned big-endian word at the string's offset and masks the bytes past
     its end (ids hold no NUL byte, so zero padding is unambiguous).
     """
+    import pyarrow as pa
+
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     out = [np.zeros(0, np.uint64)]
     prime = np.uint64(0x100000001B3)
