@@ -163,9 +163,9 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     group_start[1:] = ~tie[positions[1:] - 1]
     group = np.cumsum(group_start)
     rows = positions if base is None else base[positions]
-    if isinstance(doc, (list, np.ndarray)):  # doc ids as Python strings (small files)
-        # str order is code point order, which is UTF-8's byte order; Python's sort is
-        # stable with reverse=True, then a stable sort on the group keeps it inside groups
+    if not hasattr(doc, "num_chunks"):  # doc ids by row as str or bytes (small files)
+        # bytes compare as strcmp, str by code point, which is UTF-8's byte order; Python's
+        # sort is stable with reverse=True, and a stable sort on the group keeps it so
         picked = [doc[i] for i in rows.tolist()]
         by_doc = np.array(sorted(range(len(rows)), key=picked.__getitem__, reverse=True))
         within = by_doc[np.argsort(group[by_doc], kind="stable")]

@@ -92,7 +92,6 @@ def string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
 
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     out = [np.zeros(0, np.uint64)]
-    prime = np.uint64(0x100000001B3)
     for chunk in chunks:
         if len(chunk) == 0:
             continue
@@ -101,19 +100,28 @@ def string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
             chunk.offset : chunk.offset + len(chunk) + 1
         ]
         first, end = int(offsets[0]), int(offsets[-1])
-        padded = np.zeros(end - first + 8, np.uint8)
-        padded[: end - first] = np.frombuffer(chunk.buffers()[2], np.uint8, end - first, first)
-        words = np.ndarray((end - first + 1,), ">u8", padded, strides=(1,))
-        starts, lengths = offsets[:-1] - first, np.diff(offsets)
-        hashed = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        for j in range(0, int(lengths.max()), 8):
-            word = words[np.minimum(starts + j, end - first)] & _KEEP[np.clip(lengths - j, 0, 8)]
-            mixed = (hashed ^ word.astype(np.uint64)) * prime
-            mixed ^= mixed >> np.uint64(29)
-            # strings already finished keep their hash, whatever the chunk's longest id
-            hashed = mixed if j == 0 else np.where(lengths > j, mixed, hashed)
-        out.append(hashed)
+        data = np.frombuffer(chunk.buffers()[2], np.uint8, end - first, first)
+        out.append(span_hash(data, offsets[:-1] - first, np.diff(offsets)))
     return np.concatenate(out)
+
+
+def span_hash(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """:func:`string_hash` of the byte spans ``data[start : start + length]`` (uint8
+    ``data``, no NUL byte in a span): the Arrow columns' hash, and the small-file
+    reader's, which hashes fields where they lie in the file."""
+    end = len(data)
+    padded = np.zeros(end + 8, np.uint8)
+    padded[:end] = data
+    words = np.ndarray((end + 1,), ">u8", padded, strides=(1,))
+    prime = np.uint64(0x100000001B3)
+    hashed = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    for j in range(0, int(lengths.max()) if len(lengths) else 0, 8):
+        word = words[np.minimum(starts + j, end)] & _KEEP[np.clip(lengths - j, 0, 8)]
+        mixed = (hashed ^ word.astype(np.uint64)) * prime
+        mixed ^= mixed >> np.uint64(29)
+        # strings already finished keep their hash, whatever the longest one
+        hashed = mixed if j == 0 else np.where(lengths > j, mixed, hashed)
+    return hashed
 
 
 def pair_key(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarray:
