@@ -91,7 +91,8 @@ def string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     import pyarrow as pa
 
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    out = [np.zeros(0, np.uint64)]
+    out = np.empty(sum(len(chunk) for chunk in chunks), np.uint64)  # no concatenated copy
+    at = 0
     for chunk in chunks:
         if len(chunk) == 0:
             continue
@@ -101,8 +102,9 @@ def string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
         ]
         first, end = int(offsets[0]), int(offsets[-1])
         data = np.frombuffer(chunk.buffers()[2], np.uint8, end - first, first)
-        out.append(span_hash(data, offsets[:-1] - first, np.diff(offsets)))
-    return np.concatenate(out)
+        out[at : at + len(chunk)] = span_hash(data, offsets[:-1] - first, np.diff(offsets))
+        at += len(chunk)
+    return out
 
 
 def span_hash(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

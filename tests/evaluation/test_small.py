@@ -249,3 +249,57 @@ def test_a_bad_run_among_many_is_reported_and_skipped(capsys, runs):
     assert err == f"{folder / 'c.txt'}:1: score 'abc' is not a number\n"
     code, out, err = cli(capsys, ["-m", "nDCG10", str(qrels), str(folder)])
     assert (code, out) == (1, "") and err.startswith("evaluation: illegal measure 'nDCG10'")
+
+
+# ------------------------------------------------------- a large file parsed in pieces
+
+
+def _run_lines(count: int, rank=lambda i: str(i + 1)) -> str:
+    return "".join(
+        f"q{i // 40} Q0 msmarco_passage_{i % 7:02d}_{i:09d} {rank(i)} {1000 - i % 40}.25 tag\n"
+        for i in range(count)
+    )
+
+
+@pytest.mark.parametrize("piece", [97, 4096, 1 << 20])
+@pytest.mark.parametrize(
+    "text",
+    [
+        _run_lines(25_000),  # over 1 MB: load() maps it, pieces are let go
+        "qid Q0 docno rank score tag\n" + _run_lines(25_000),  # a header, then pieces
+        _run_lines(25_000, rank=lambda i: "r" if i == 24_000 else str(i)),  # a text rank late
+    ],
+)
+def test_pieces_read_as_one(monkeypatch, tmp_path, piece, text):
+    import evaluation.trec.parsing as parsing
+    from evaluation.trec.readers import read_run
+
+    path = tmp_path / "run.txt"
+    path.write_text(text)
+    assert path.stat().st_size > 1 << 20
+    whole = read_run(path)
+    monkeypatch.setattr(parsing, "PARSE_PIECE", piece)
+    pieces = read_run(path)
+    assert pieces.tag == whole.tag and pieces.warnings == whole.warnings
+    for column in ("need_id", "doc_id", "score", "rank"):
+        assert pieces.frame[column].astype(str).tolist() == whole.frame[column].astype(str).tolist()
+
+
+def test_a_bad_line_in_a_later_piece_is_named(monkeypatch, tmp_path):
+    import evaluation.trec.parsing as parsing
+    from evaluation.trec.readers import read_run
+    from evaluation.trec.sources import TrecFormatError
+
+    monkeypatch.setattr(parsing, "PARSE_PIECE", 100)
+    for bad, reason in [
+        ("q9 Q0 d1 1 x t", "score 'x' is not a number"),
+        ("q9 Q0 d1 1", "expected 6 columns (need_id Q0 doc_id rank score tag), got 4"),
+        ("q9  Q0 d1 1 2 t\nq9 Q0 d1 2 1 t", "doc_id 'd1' twice for need 'q9' (first on line 301)"),
+        ("q9 Q0 d\x00 1 2 t", "binary file (NUL byte)"),
+    ]:
+        path = tmp_path / "run.txt"
+        path.write_text(_run_lines(300) + bad + "\n")
+        line = 302 if "twice" in reason else 301
+        with pytest.raises(TrecFormatError) as err:
+            read_run(path)
+        assert (err.value.line, err.value.reason) == (line, reason)
