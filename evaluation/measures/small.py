@@ -24,6 +24,7 @@ from evaluation.measures.ranking import (
     NONPOOL,
     UNJUDGED,
     Ranking,
+    _slot,
     finish_ranking,
     ordered_lines,
 )
@@ -33,6 +34,8 @@ from evaluation.trec.columns import pair_key
 from evaluation.trec.small import SmallQrels, SmallRun
 
 __all__ = ["PreparedQrels", "SmallResult", "prepare_qrels", "rank_small", "score_small"]
+
+_MAX_ID = 1000  # judged doc ids longer than this leave the qrels to the general path
 
 
 @dataclass
@@ -48,6 +51,8 @@ class PreparedQrels:
     relevance: np.ndarray
     key: np.ndarray
     key_row: np.ndarray
+    slots: np.ndarray
+    bits: int
 
 
 def prepare_qrels(qrels: SmallQrels) -> PreparedQrels | None:
@@ -59,9 +64,14 @@ def prepare_qrels(qrels: SmallQrels) -> PreparedQrels | None:
     key = pair_key(q_need, qrels.doc_hash)
     key_row = np.argsort(key, kind="stable")
     key = key[key_row]
-    if bool(np.any(key[1:] == key[:-1])):
+    if bool(np.any(key[1:] == key[:-1])) or int(qrels.rows.length[:, 2].max()) > _MAX_ID:
         return None
-    return PreparedQrels(qrels, judged_needs, index, q_need, qrels.relevance, key, key_row)
+    bits = max(16, len(key).bit_length() + 4)  # >= 16 slots per judged pair
+    slots = np.zeros(1 << bits, bool)
+    slots[_slot(key, bits)] = True
+    return PreparedQrels(
+        qrels, judged_needs, index, q_need, qrels.relevance, key, key_row, slots, bits
+    )
 
 
 class _Docs:
@@ -90,14 +100,20 @@ def rank_small(
     key = pair_key(r_need, run.doc_hash)
     rel = np.full(len(r_need), NONPOOL, np.int64)
     if len(qrels.key):
-        at = np.minimum(np.searchsorted(qrels.key, key), len(qrels.key) - 1)
-        found = np.flatnonzero((qrels.key[at] == key) & (r_need >= 0))
-        q_rows = qrels.key_row[at[found]]
-        q_fields, r_fields = qrels.qrels.rows, run.rows
-        for line, q_row in zip(found.tolist(), q_rows.tolist(), strict=True):
-            if r_fields.span(line, 2) == q_fields.span(q_row, 2):
-                value = int(qrels.relevance[q_row])
-                rel[line] = UNJUDGED if value < 0 else value
+        # candidates: lines whose key hits a slot of a judged key (few besides the judged)
+        candidates = np.flatnonzero(qrels.slots[_slot(key, qrels.bits)] & (r_need >= 0))
+        at = np.minimum(np.searchsorted(qrels.key, key[candidates]), len(qrels.key) - 1)
+        hit = qrels.key[at] == key[candidates]
+        found, q_rows = candidates[hit], qrels.key_row[at[hit]]
+        # the doc ids compared exactly, as rows of bytes
+        length = run.rows.length[found, 2]
+        same = length == qrels.qrels.rows.length[q_rows, 2]
+        width = int(length[same].max()) if same.any() else 0  # <= _MAX_ID: a judged id's
+        mine = run.rows.matrix(2, width, found[same])
+        same[same] = np.all(mine == qrels.qrels.rows.matrix(2, width, q_rows[same]), axis=1)
+        found, q_rows = found[same], q_rows[same]
+        value = qrels.relevance[q_rows]
+        rel[found] = np.where(value < 0, UNJUDGED, value)
     score = run.score
     if interpolation == "trec_eval-9":
         with np.errstate(over="ignore"):  # beyond float's range: +-inf, as C converts

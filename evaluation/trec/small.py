@@ -47,6 +47,7 @@ class Fields:
     raw: np.ndarray
     start: np.ndarray
     length: np.ndarray
+    _slack: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8), repr=False)
 
     def text(self, row: int, column: int) -> str:
         s = int(self.start[row, column])
@@ -59,14 +60,27 @@ class Fields:
     def hashes(self, column: int) -> np.ndarray:
         return span_hash(self.raw, self.start[:, column], self.length[:, column])
 
-    def matrix(self, column: int, width: int | None = None) -> np.ndarray:
-        """The column's fields as rows of ``width`` bytes (the longest), zero padded."""
+    def matrix(self, column: int, width: int | None = None, rows=None) -> np.ndarray:
+        """The column's fields (of ``rows``: all by default) as rows of ``width`` bytes
+        (the longest), zero padded: one gather of rows from a sliding window."""
         start, length = self.start[:, column], self.length[:, column]
-        width = int(length.max()) if width is None else width
-        at = start[:, None] + np.arange(width)
-        out = self.raw[np.minimum(at, len(self.raw) - 1)]
-        out[np.arange(width) >= length[:, None]] = 0
+        if rows is not None:
+            start, length = start[rows], length[rows]
+        width = (int(length.max()) if len(length) else 0) if width is None else width
+        padded = self._padded(width)
+        window = np.lib.stride_tricks.as_strided(
+            padded, shape=(len(padded) - width + 1, width), strides=(1, 1), writeable=False
+        )
+        out = window[start]
+        out *= np.arange(width) < length[:, None]  # zero past each field's end
         return out
+
+    def _padded(self, width: int) -> np.ndarray:
+        """The bytes with at least ``width`` zeros after them (kept for the next call)."""
+        if len(self._slack) < len(self.raw) + width:
+            self._slack = np.zeros(len(self.raw) + max(width, 64), np.uint8)
+            self._slack[: len(self.raw)] = self.raw
+        return self._slack
 
     def blocks(self, column: int) -> np.ndarray:
         """Rows where the column's value differs from the previous row's (0 first)."""
