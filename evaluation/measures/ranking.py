@@ -14,6 +14,10 @@
   ``UNJUDGED`` (-2): "in the pool but not judged";
 - only needs in the qrels are evaluated (run needs without judgments are
   ignored); needs are kept in ``strcmp`` order of their ids.
+
+Over 400 lines: the ordering, the qrels join and the :class:`Ranking` they build are
+one concern, and :func:`ordered_lines` and :func:`finish_ranking` are shared with the
+small-file path (:mod:`evaluation.measures.small`) so that both build the same ranking.
 """
 
 from __future__ import annotations
