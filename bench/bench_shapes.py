@@ -8,7 +8,7 @@ map, P_5, P_10, recip_rank, Rprec, iprec_at_recall):
 - ``100 runs of 50 x 1,000``: one qrels, 100 runs (the same pool, different rankings):
   ``python -m evaluation QRELS DIR`` in one call, trec_eval once per run in a shell
   loop (as a participant scores runs), pytrec_eval and ir_measures in one process;
-- ``7M lines`` (``--large``, 6,980 needs, MS MARCO dev's size) with short doc ids,
+- ``7M lines`` (6,980 needs, MS MARCO dev's size) with short doc ids,
   MS MARCO v2 style ids (``msmarco_passage_12_345678901``, 28 bytes) and UUIDs (36).
 
 Wall time is measured around each child; peak RSS comes from ``/usr/bin/time -f %M``
@@ -18,7 +18,7 @@ checkout or a git URL; default usnistgov/trec_eval's default branch) with its ow
 and the load average before and after are printed: on a shared machine, read the
 ratios to trec_eval, measured in the same loop, not the seconds. Usage::
 
-    python bench/bench_shapes.py [--repeats 5] [--large] [--cases small,many,large]
+    python bench/bench_shapes.py [--repeats 5] [--cases small,many,large] [--large-needs 6980]
 """
 
 from __future__ import annotations
@@ -223,14 +223,15 @@ def machine() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--cases", default="small,many", help="small, many, large (7M lines)")
-    parser.add_argument("--large", action="store_true", help="add the 7M-line cases")
+    parser.add_argument(
+        "--cases", default="small,many,large", help="small, many, large (the 7M-line cases)"
+    )
     parser.add_argument("--large-needs", type=int, default=6980)
     parser.add_argument("--runs", type=int, default=100, help="runs in the 'many' case")
     parser.add_argument("--trec-eval", default=None, help="trec_eval binary")
     parser.add_argument("--trec-eval-source", default=TREC_EVAL_GIT, help="checkout or git URL")
     args = parser.parse_args()
-    wanted = set(args.cases.split(",")) | ({"large"} if args.large else set())
+    wanted = set(args.cases.split(","))
     os.chdir(HERE.parent)  # python -m evaluation from this checkout
     trec_eval = find_trec_eval(args.trec_eval, args.trec_eval_source)
     before = machine()

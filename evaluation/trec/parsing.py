@@ -9,6 +9,7 @@ and the explainer must agree on what a line is, so they stay side by side.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import mmap
 import os
@@ -287,7 +288,8 @@ def _fast_table(data: bytes, kind: str, skip: int = 0) -> pa.Table | None:
                 return None  # ragged rows, a score that is no number ...
             _release(data, lo, hi)
     finally:
-        view.release()
+        with contextlib.suppress(BufferError):  # a parse that failed may still hold it
+            view.release()
     table = _joined(tables)
     first_column = table.column(0)
     if pa.types.is_dictionary(first_column.type):
