@@ -117,20 +117,48 @@ class Fields:
             before[:, 1:] = (matrix[:, :-1] | 32) == ord("e")
             if not bool(before[plus].all()):
                 return None
-        digits = matrix - np.uint8(48)  # padding wraps to 208: not a digit
         width = matrix.shape[1]
-        if width <= 15 and bool(np.all((digits < 10) | (matrix == 0))):
-            # whole numbers (a rank column): exact in int64, several times numpy's cast
-            length = self.length[:, column]
-            values = digits[:, 0].astype(np.int64)
-            for k in range(1, width):
-                values = np.where(k < length, values * 10 + digits[:, k], values)
-            return values.astype(np.float64)
+        values = _decimals(matrix)
+        if values is not None:
+            return values
         try:
             values = matrix.view(f"S{width}").ravel().astype(np.float64)
         except ValueError:  # '1.2.3', 'e5', '--1' ...: the general reader's error
             return None
         return values if bool(np.isfinite(values).all()) else None
+
+
+_POWERS = np.array([float(10**k) for k in range(23)])  # exact doubles up to 1e22
+
+
+def _decimals(matrix: np.ndarray) -> np.ndarray | None:
+    """Fields ``[-]digits[.digits]`` of at most 15 digits (zero padded rows), read as
+    the nearest double, or None when some field is not one. Exact: the digits make an
+    integer m < 2**53 and the value is m / 10**k, one correctly rounded division of two
+    exact doubles (Clinger's fast path, what strtod does for such numbers)."""
+    rows, width = matrix.shape
+    mantissa = np.zeros(rows, np.int64)
+    digits = np.zeros(rows, np.int64)
+    fraction = np.zeros(rows, np.int64)
+    dots = np.zeros(rows, np.int64)
+    for k in range(width):
+        byte = matrix[:, k]
+        digit = byte - np.uint8(48)  # wraps for bytes below '0'
+        is_digit = digit < 10
+        is_dot = byte == 46
+        other = ~is_digit & ~is_dot & (byte != 0)
+        if k == 0:
+            other &= byte != 45  # a leading '-'
+        if other.any():
+            return None  # an exponent, '+' ...: numpy's cast reads those
+        mantissa = np.where(is_digit, mantissa * 10 + digit, mantissa)
+        digits += is_digit
+        fraction += is_digit & (dots > 0)
+        dots += is_dot
+    if not (bool(np.all((digits > 0) & (digits <= 15))) and int(dots.max()) <= 1):
+        return None
+    values = mantissa.astype(np.float64) / _POWERS[fraction]
+    return np.where(matrix[:, 0] == 45, -values, values)
 
 
 def fields(data: bytes, ncols: int) -> Fields | None:
@@ -152,20 +180,23 @@ def fields(data: bytes, ncols: int) -> Fields | None:
     end = ends.reshape(-1, ncols)
     # every line holds ncols fields: the gap after a line's last field holds one newline
     # (more: a blank line), the gaps between its fields none, the file's end at most one
+    if b"\n" in data[: int(starts[0])]:
+        return None  # a blank line first
     after = np.append(starts[1:], len(raw))  # each gap runs to the next field
-    newlines = np.zeros(len(after), np.int64)
-    single = after - ends == 1
-    newlines[single] = raw[ends[single]] == 10
-    for i in np.flatnonzero(~single).tolist():  # wider gaps: several blanks, the end
-        if after[i] - ends[i] > 64:
+    if bool(np.all(after[:-1] - ends[:-1] == 1)):  # one separator byte: the usual file
+        newlines = (raw[ends[:-1]] == 10).reshape(-1)
+        newlines = np.append(newlines, data.count(b"\n", int(ends[-1])))
+    else:  # wider gaps (several blanks): counted one by one
+        if int((after - ends).max()) > 64:
             return None  # long runs of blanks: leave them to the general reader
-        newlines[i] = data.count(b"\n", int(ends[i]), int(after[i]))
-    expected = np.zeros((len(start), ncols), np.int64)
-    expected[:, -1] = 1
-    expected = expected.ravel()
-    expected[-1] = newlines[-1] if newlines[-1] <= 1 else 1
-    if bool(np.any(newlines != expected)) or b"\n" in data[: int(starts[0])]:
+        newlines = np.array(
+            [data.count(b"\n", int(e), int(f)) for e, f in zip(ends, after, strict=True)]
+        )
+    newlines = newlines.reshape(-1, ncols)
+    if newlines[:, :-1].any() or not newlines[:-1, -1].all() or newlines[-1, -1] > 1:
         return None  # a blank line, a missing or extra field
+    if bool(np.any(newlines[:-1, -1] != 1)):
+        return None
     if int((end[:, -1] - start[:, 0]).max()) > 9_000:
         return None  # near MAX_LINE_LENGTH (10,000): leave it to the general reader
     return Fields(raw, start, end - start)

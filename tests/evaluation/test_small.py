@@ -303,3 +303,23 @@ def test_a_bad_line_in_a_later_piece_is_named(monkeypatch, tmp_path):
         with pytest.raises(TrecFormatError) as err:
             read_run(path)
         assert (err.value.line, err.value.reason) == (line, reason)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"-?[0-9]{1,15}(\.[0-9]{0,6})?", fullmatch=True),
+            st.from_regex(r"-?[0-9]{0,9}\.[0-9]{1,8}", fullmatch=True),
+            st.floats(-1e9, 1e9, allow_nan=False).map(lambda x: f"{x:.6f}"),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_decimals_are_the_nearest_doubles(tokens):
+    text = "".join(f"q1 Q0 d{i} {i + 1} {token} t\n" for i, token in enumerate(tokens))
+    run = read_small_run(text.encode(), "run.txt")
+    expected = [float(token) for token in tokens]  # Python's float: the nearest double
+    assert run is not None
+    assert [(v, str(v)) for v in run.score.tolist()] == [(v, str(v)) for v in expected]
