@@ -11,8 +11,8 @@ map, P_5, P_10, recip_rank, Rprec, iprec_at_recall):
 - ``7M lines`` (6,980 needs, MS MARCO dev's size) with short doc ids,
   MS MARCO v2 style ids (``msmarco_passage_12_345678901``, 28 bytes) and UUIDs (36).
 
-Wall time is measured around each child; peak RSS comes from ``/usr/bin/time -f %M``
-(for the shell loop: its largest child). trec_eval: ``--trec-eval PATH``, else
+Wall time is measured around each child; CPU time (user + system) and peak RSS come
+from ``/usr/bin/time`` (for the shell loop: its children's, the largest child's RSS). trec_eval: ``--trec-eval PATH``, else
 ``$TREC_EVAL``, else ``trec_eval`` on PATH, else built from ``--trec-eval-source`` (a
 checkout or a git URL; default usnistgov/trec_eval's default branch) with its own ``make`` into ``~/.cache/rrl-bench``. The machine (``lscpu``'s model, cores)
 and the load average before and after are printed: on a shared machine, read the
@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -37,7 +38,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_engine import IR_MEASURES_SCRIPT, PYTREC_SCRIPT, generate, timed  # noqa: E402
+from bench_engine import IR_MEASURES_SCRIPT, PYTREC_SCRIPT, TIME, generate  # noqa: E402
 
 MEASURES = ["map", "P.5,10", "recip_rank", "Rprec", "iprec_at_recall"]
 TREC_EVAL_GIT = "https://github.com/usnistgov/trec_eval"
@@ -72,6 +73,21 @@ evaluator = ir_measures.evaluator([AP, P @ 5, P @ 10, RR, Rprec], qrels)
 for path in sys.argv[2:]:
     print(path, evaluator.calc_aggregate(ir_measures.read_trec_run(path)))
 """
+
+
+def timed(command: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system, children included) and peak RSS (MB)
+    of one child, from ``/usr/bin/time``: CPU time moves less than wall time when other
+    work shares the cores."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [TIME, "-f", "%U %S %M", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed: {done.stderr.decode()[-500:]}")
+    user, system, rss = done.stderr.decode().split()[-3:]
+    return elapsed, float(user) + float(system), int(rss) / 1024
 
 
 # ------------------------------------------------------------------------ trec_eval
@@ -193,17 +209,20 @@ def measure(cases, repeats: int, trec_eval: str | None, folder: Path) -> list[tu
     rows = []
     for label, qrels, runs, many in cases:
         todo = commands(qrels, runs, folder, trec_eval, many)
-        results: dict[str, list[tuple[float, float]]] = {name: [] for name in todo}
+        results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in todo}
         for _ in range(repeats):  # alternate the tools, then take medians
             for name, command in todo.items():
                 results[name].append(timed(command))
         walls = {n: statistics.median(v[0] for v in vs) for n, vs in results.items()}
+        cpus = {n: statistics.median(v[1] for v in vs) for n, vs in results.items()}
         for name, values in results.items():
-            rss = statistics.median(v[1] for v in values)
+            rss = statistics.median(v[2] for v in values)
             ratio = walls[name] / walls["trec_eval"] if "trec_eval" in walls else float("nan")
-            rows.append((label, name, walls[name], ratio, rss))
+            cpu_ratio = cpus[name] / cpus["trec_eval"] if "trec_eval" in cpus else float("nan")
+            rows.append((label, name, walls[name], ratio, cpus[name], cpu_ratio, rss))
             print(
-                f"  {label}: {name} {walls[name]:.3f} s ({ratio:.2f}x trec_eval), {rss:,.0f} MB",
+                f"  {label}: {name} {walls[name]:.3f} s ({ratio:.2f}x trec_eval), "
+                f"cpu {cpus[name]:.3f} s ({cpu_ratio:.2f}x), {rss:,.0f} MB",
                 file=sys.stderr,
             )
     return rows
@@ -261,11 +280,12 @@ def main() -> None:
     print(f"Machine: {before} (before), {machine().split(', ')[-1]} (after)")
     print(f"trec_eval: {trec_eval or 'not found'}; medians of {args.repeats}, tools alternating")
     print()
-    print("| case | tool | wall s | vs trec_eval | peak RSS MB |")
-    print("|---|---|---:|---:|---:|")
-    for label, name, wall, ratio, rss in rows:
+    print("| case | tool | wall s | vs trec_eval | CPU s | vs trec_eval | peak RSS MB |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for label, name, wall, ratio, cpu, cpu_ratio, rss in rows:
         shown = f"{ratio:.2f}x" if ratio == ratio else "-"
-        print(f"| {label} | {name} | {wall:.3f} | {shown} | {rss:,.0f} |")
+        shown_cpu = f"{cpu_ratio:.2f}x" if cpu_ratio == cpu_ratio else "-"
+        print(f"| {label} | {name} | {wall:.3f} | {shown} | {cpu:.3f} | {shown_cpu} | {rss:,.0f} |")
 
 
 if __name__ == "__main__":
