@@ -323,3 +323,14 @@ def test_decimals_are_the_nearest_doubles(tokens):
     expected = [float(token) for token in tokens]  # Python's float: the nearest double
     assert run is not None
     assert [(v, str(v)) for v in run.score.tolist()] == [(v, str(v)) for v in expected]
+
+
+def test_compare_takes_a_directory_and_a_glob(capsys, runs):
+    qrels, folder = runs
+    (folder / "c.txt").write_text("q1 Q0 d2 1 3 gamma\nq1 Q0 d1 2 2 gamma\nq2 Q0 d3 1 1 gamma\n")
+    files = [str(folder / name) for name in ("a.txt", "b.txt", "c.txt")]
+    base = ["compare", "--permutations", "200", "--format", "json", str(qrels)]
+    by_files = cli(capsys, [*base, *files])
+    assert by_files[0] == 0 and len(json.loads(by_files[1])["pairs"]) == 3
+    assert cli(capsys, [*base, str(folder)]) == by_files
+    assert cli(capsys, [*base, str(folder / "*.txt")]) == by_files
