@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -334,3 +335,22 @@ def test_compare_takes_a_directory_and_a_glob(capsys, runs):
     assert by_files[0] == 0 and len(json.loads(by_files[1])["pairs"]) == 3
     assert cli(capsys, [*base, str(folder)]) == by_files
     assert cli(capsys, [*base, str(folder / "*.txt")]) == by_files
+
+
+def test_the_command_sets_one_blas_thread_and_arrows_system_allocator():
+    code = (
+        "import os, sys\n"
+        "from evaluation.__main__ import main\n"
+        f"main(['-m', 'map', {str(SUITE / 'qrels.test')!r}, 'bad-path.txt'])\n"
+        "import pyarrow\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], pyarrow.default_memory_pool().backend_name)\n"
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENBLAS_NUM_THREADS", "ARROW_DEFAULT_MEMORY_POOL")
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, check=True
+    )
+    assert done.stdout.split() == ["1", "system"]
