@@ -198,7 +198,7 @@ class _Scorer:
             from evaluation.trec.sources import load
 
             data, _ = load(args.qrels, None)
-            qrels = read_small_qrels(bytes(data))
+            qrels = read_small_qrels(bytes(data)) if len(data) <= limit else None
             self.small = prepare_qrels(qrels) if qrels is not None else None
         if self.small is None:
             self.frame()  # a bad qrels file fails before any run is read
@@ -227,6 +227,8 @@ class _Scorer:
         from evaluation.trec.sources import load
 
         data, name = load(path, None)
+        if len(data) > _small_bytes():  # a gzip file that expands past the limit
+            return None
         run = read_small_run(bytes(data), name)
         if run is None:
             return None

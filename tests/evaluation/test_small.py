@@ -354,3 +354,22 @@ def test_the_command_sets_one_blas_thread_and_arrows_system_allocator():
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, check=True
     )
     assert done.stdout.split() == ["1", "system"]
+
+
+def test_gzip_small_on_disk_but_large_inside_takes_the_general_path(capsys, monkeypatch, tmp_path):
+    import gzip
+
+    text = _run_lines(2000)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt.gz"
+    qrels.write_text("q0 0 msmarco_passage_00_000000000 1\nq1 0 msmarco_passage_05_000000040 1\n")
+    run.write_bytes(gzip.compress(text.encode()))
+    seen = []
+    real = small.read_small_run
+    monkeypatch.setattr(small, "read_small_run", lambda *a: seen.append(1) or real(*a))
+    monkeypatch.setattr(small, "SMALL_BYTES", len(text) - 1)  # the .gz is under, its text over
+    assert run.stat().st_size < small.SMALL_BYTES
+    code, out, _ = cli(capsys, ["-m", "map", str(qrels), str(run)])
+    assert (code, seen) == (0, [])
+    monkeypatch.setattr(small, "SMALL_BYTES", len(text) + 1)
+    assert cli(capsys, ["-m", "map", str(qrels), str(run)])[1] == out
+    assert seen == [1]
