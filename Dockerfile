@@ -1,6 +1,10 @@
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
+# A font for the plots' PNG downloads: resvg draws text with the system's fonts, and the
+# slim image has none (the SVGs need none: the reader's browser draws their text).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY evaluation ./evaluation
 COPY leaderboard ./leaderboard

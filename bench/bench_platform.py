@@ -50,7 +50,13 @@ def configure(media: str) -> tuple[str, str]:
     else:
         database = f"sqlite:///{media}/bench.sqlite3".replace("sqlite:///", "sqlite:////", 1)
     broker = "redis://127.0.0.1:6379/13" if answers(6379) else ""
-    os.environ.update(DATABASE_URL=database, MEDIA_ROOT=media, CELERY_QUEUE="bench-platform")
+    os.environ.update(
+        DATABASE_URL=database,
+        MEDIA_ROOT=media,
+        CELERY_QUEUE="bench-platform",
+        CELERY_SCORE_QUEUE="bench-platform.score",
+        CELERY_COMPARE_QUEUE="bench-platform.compare",
+    )
     if broker:
         os.environ["CELERY_BROKER_URL"] = broker
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
@@ -171,7 +177,7 @@ def main() -> None:
                 "worker",
                 "--concurrency=1",
                 "-Q",
-                "bench-platform",
+                "bench-platform,bench-platform.score,bench-platform.compare",
                 "--without-gossip",
                 "--without-mingle",
                 "--loglevel=WARNING",

@@ -17,8 +17,17 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm
-from leaderboard.models import ApiToken, Benchmark, InformationNeed, Judgments, Submission
+from leaderboard.models import (
+    ApiToken,
+    Benchmark,
+    InformationNeed,
+    Judgments,
+    Profile,
+    Submission,
+    Team,
+)
 from leaderboard.pipeline.datasets import load_dataset
+from leaderboard.pipeline.files import StorageUnavailable
 from leaderboard.pipeline.loading import (
     load_judgments,
     load_needs,
@@ -26,6 +35,11 @@ from leaderboard.pipeline.loading import (
     rescore_benchmark,
 )
 from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
+
+JUDGMENTS_NOT_STORED = (
+    "The file store is not answering, so the judgments file was not stored (the rest "
+    "was saved). Upload it again in a few minutes."
+)
 
 
 def _organises(request: HttpRequest, benchmark: Benchmark | None) -> bool:
@@ -144,7 +158,11 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
             self.message_user(request, f"Loaded {count} information needs.")
         qrels = form.cleaned_data.get("qrels_file")
         if qrels:
-            judgments = load_judgments(benchmark, qrels, os.path.basename(qrels.name))
+            try:
+                judgments = load_judgments(benchmark, qrels, os.path.basename(qrels.name))
+            except StorageUnavailable:
+                self.message_user(request, JUDGMENTS_NOT_STORED, messages.ERROR)
+                return
             self.message_user(
                 request,
                 f"Judgments v{judgments.version}: {judgments.num_judged} judgments of "
@@ -297,3 +315,40 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+
+class SuperusersOnly:
+    """Moderation of participants' names and teams (an offensive display name, a team
+    name to fix): superusers only; organizers of one benchmark see no one's account."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.is_superuser
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by participants on their account page
+
+
+@admin.register(Profile)
+class ProfileAdmin(SuperusersOnly, admin.ModelAdmin):
+    list_display = ["user", "display_name", "team", "notify_runs"]
+    search_fields = ["user__username", "display_name", "team__name"]
+    fields = ["user", "display_name", "team", "notify_runs"]
+    readonly_fields = ["user"]
+    raw_id_fields = ["team"]
+
+
+@admin.register(Team)
+class TeamAdmin(SuperusersOnly, admin.ModelAdmin):
+    list_display = ["name", "created"]
+    search_fields = ["name"]
+    fields = ["name", "join_code", "created"]
+    readonly_fields = ["created"]

@@ -116,6 +116,8 @@ class BenchmarkForm(forms.ModelForm):
             "slug",
             "title",
             "description",
+            "rules",
+            "data_description",
             "primary_measure",
             "shown_measures",
             "significance_measures",

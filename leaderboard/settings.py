@@ -4,14 +4,19 @@ Development defaults need nothing installed: an SQLite file in the project and C
 tasks run eagerly in-process. Production (docker-compose) sets DATABASE_URL,
 CELERY_BROKER_URL, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0. Every variable is listed in
 .env.example and in the README.
+
+Over 400 lines on purpose: the house style keeps one settings file, each variable next
+to its comment and its validation, in blocks by concern (queues, /health/, ...).
 """
 
 import datetime as dt
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -43,6 +48,17 @@ def at_least(name: str, value: int, minimum: int, unit: str = "", why: str = "")
         raise ImproperlyConfigured(
             f"{name} must be at least {minimum}{' ' + unit if unit else ''}, got {value}"
             + (f" ({why})" if why else "")
+        )
+    return value
+
+
+def queue_name(name: str, default: str) -> str:
+    """A Celery queue name: letters, digits and ``._:-`` (``-Q`` takes a comma list)."""
+    value = env_str(name, default).strip() or default
+    if not re.fullmatch(r"[A-Za-z0-9._:-]{1,100}", value):
+        raise ImproperlyConfigured(
+            f"{name} must be a queue name of letters, digits and . _ : - (at most 100), "
+            f"got {value!r}"
         )
     return value
 
@@ -135,6 +151,68 @@ def cache_from_url(url: str) -> dict:
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     raise ImproperlyConfigured(f"CACHE_URL scheme {scheme!r} is not supported (redis, locmem)")
+
+
+BUCKET_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+
+def s3_storage(
+    *,
+    bucket: str,
+    endpoint_url: str = "",
+    access_key: str = "",
+    secret_key: str = "",
+    region: str = "us-east-1",
+    timeout: int = 10,
+) -> dict:
+    """STORAGES["default"] for an S3-compatible bucket (django-storages' S3Storage).
+
+    ``endpoint_url`` empty means AWS itself; MinIO, Ceph or moto give theirs
+    (``http://minio:9000``), addressed by path (``endpoint/bucket/key``), which every
+    S3-compatible store serves. Keys empty: boto3's own chain (environment, instance
+    role). Stored names are never overwritten (a suffix is added, as on disk); files
+    read through ``open`` spill to a temporary file past 2.5 MB, never held in memory.
+    """
+    from botocore.config import Config
+
+    if not BUCKET_NAME_RE.match(bucket):
+        raise ImproperlyConfigured(
+            f"AWS_STORAGE_BUCKET_NAME must be an S3 bucket name (3-63 lower-case letters, "
+            f"digits, '.' or '-'), got {bucket!r}"
+        )
+    if endpoint_url:
+        parts = urlsplit(endpoint_url)
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise ImproperlyConfigured(
+                f"AWS_S3_ENDPOINT_URL must be an http(s) URL such as http://minio:9000, "
+                f"got {endpoint_url!r}"
+            )
+    if bool(access_key) != bool(secret_key):
+        raise ImproperlyConfigured(
+            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither "
+            "(boto3 then finds credentials itself, e.g. an instance role)"
+        )
+    return {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": bucket,
+            "endpoint_url": endpoint_url or None,
+            "access_key": access_key or None,
+            "secret_key": secret_key or None,
+            "region_name": region or None,
+            "file_overwrite": False,
+            "default_acl": None,
+            "querystring_auth": True,
+            "max_memory_size": 2_621_440,
+            "client_config": Config(
+                signature_version="s3v4",
+                s3={"addressing_style": "path" if endpoint_url else "auto"},
+                connect_timeout=timeout,
+                read_timeout=timeout,
+                retries={"mode": "standard", "total_max_attempts": 3},
+            ),
+        },
+    }
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -251,6 +329,11 @@ globals().update(
 )
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# The site's address as readers reach it, for links in mails sent outside a request
+# (a worker mailing that a run was scored): scheme and host, no path.
+SITE_URL = env_str("SITE_URL", "http://localhost:8000").rstrip("/")
+if urlsplit(SITE_URL).scheme not in {"http", "https"} or not urlsplit(SITE_URL).netloc:
+    raise ImproperlyConfigured(f"SITE_URL must be http(s)://host[:port], got {SITE_URL!r}")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -273,6 +356,39 @@ STORAGES = {
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
 
+# --- Object storage (issue #15, README "Where files live") ----------------------------
+# Uploaded runs and judgments go to an S3-compatible bucket (django-storages, boto3)
+# when AWS_STORAGE_BUCKET_NAME is set, else under MEDIA_ROOT. With a bucket, web
+# processes and workers on different hosts share the files through it and nothing else.
+AWS_STORAGE_BUCKET_NAME = env_str("AWS_STORAGE_BUCKET_NAME")
+# A file store that does not answer costs a request or a task this many seconds per
+# attempt (three attempts), never a hung web process.
+STORAGE_TIMEOUT_SECONDS = at_least(
+    "STORAGE_TIMEOUT_SECONDS", env_int("STORAGE_TIMEOUT_SECONDS", 10), 1, "seconds"
+)
+# How long a presigned upload URL (leaderboard/uploads/presigned.py) stays valid.
+PRESIGNED_UPLOAD_SECONDS = at_least(
+    "PRESIGNED_UPLOAD_SECONDS", env_int("PRESIGNED_UPLOAD_SECONDS", 3600), 60, "seconds"
+)
+# The bucket's address as participants' clients reach it, when it differs from the one
+# web and workers use (MinIO in docker-compose: http://minio:9000 inside, the host's
+# public name outside). Presigned URLs are signed for this host. Empty: the same.
+PRESIGNED_ENDPOINT_URL = env_str("PRESIGNED_ENDPOINT_URL")
+if PRESIGNED_ENDPOINT_URL and urlsplit(PRESIGNED_ENDPOINT_URL).scheme not in {"http", "https"}:
+    raise ImproperlyConfigured(
+        f"PRESIGNED_ENDPOINT_URL must be an http(s) URL, got {PRESIGNED_ENDPOINT_URL!r}"
+    )
+if AWS_STORAGE_BUCKET_NAME:
+    STORAGES["default"] = s3_storage(
+        bucket=AWS_STORAGE_BUCKET_NAME,
+        endpoint_url=env_str("AWS_S3_ENDPOINT_URL"),
+        access_key=env_str("AWS_ACCESS_KEY_ID"),
+        secret_key=env_str("AWS_SECRET_ACCESS_KEY"),
+        region=env_str("AWS_S3_REGION_NAME", "us-east-1"),
+        timeout=STORAGE_TIMEOUT_SECONDS,
+    )
+# --- end of object storage -------------------------------------------------------------
+
 # Uploads: stream anything above 2.5 MB to a temporary file, never hold it in memory.
 MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 500)
 # What a (gzipped) file may expand to, counted while decompressing: a gzip bomb is
@@ -291,6 +407,8 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("TRUST_X_FORWARDED_PROTO", False) else None
 )
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Healthchecks speak plain HTTP to the web process from inside its host (docker compose).
+SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
@@ -318,7 +436,26 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or "cache+memory://")
 CELERY_RESULT_EXPIRES = 3600
-CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
+CELERY_TASK_DEFAULT_QUEUE = queue_name("CELERY_QUEUE", "celery")
+# --- Many workers (issue #15): scoring and comparing on queues of their own ------------
+# A run's scoring goes to CELERY_SCORE_QUEUE, its comparisons to CELERY_COMPARE_QUEUE
+# (leaderboard.celery.route); beat's housekeeping (sweep, outbox) stays on CELERY_QUEUE.
+# A worker started without -Q consumes all three, in turn (kombu's round robin), so a
+# comparison fan-out delays the next scoring by at most one comparison per worker
+# process; a worker started with -Q score consumes scoring only, and is never delayed.
+CELERY_SCORE_QUEUE = queue_name("CELERY_SCORE_QUEUE", "score")
+CELERY_COMPARE_QUEUE = queue_name("CELERY_COMPARE_QUEUE", "compare")
+if CELERY_SCORE_QUEUE == CELERY_COMPARE_QUEUE:
+    raise ImproperlyConfigured(
+        f"CELERY_SCORE_QUEUE and CELERY_COMPARE_QUEUE must differ (both {CELERY_SCORE_QUEUE!r}):"
+        " comparisons on the scoring queue would delay the next run's scoring"
+    )
+CELERY_TASK_QUEUES = [
+    Queue(name, Exchange(name), routing_key=name)
+    for name in dict.fromkeys([CELERY_TASK_DEFAULT_QUEUE, CELERY_SCORE_QUEUE, CELERY_COMPARE_QUEUE])
+]
+CELERY_TASK_ROUTES = ["leaderboard.celery.route"]
+# --- end of the queues block -----------------------------------------------------------
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -386,6 +523,25 @@ CELERY_BEAT_SCHEDULE = {
         # Ticks nobody ran in time (workers down) are dropped, not piled up.
         "options": {"expires": float(OUTBOX_INTERVAL_SECONDS)},
     },
+}
+
+# --- /health/ (leaderboard/health.py) ---------------------------------------------------
+# The longest /health/ waits for its checks (database, broker, storage, workers' ping);
+# a check not done by then fails, so a hung service never hangs the health check.
+HEALTH_TIMEOUT_SECONDS = at_least(
+    "HEALTH_TIMEOUT_SECONDS",
+    env_int("HEALTH_TIMEOUT_SECONDS", 3),
+    2,
+    "seconds",
+    "the workers' ping alone waits a second",
+)
+# --- end of the /health/ block -----------------------------------------------------------
+
+# --- Object storage (issue #15): presigned uploads never confirmed are deleted hourly.
+CELERY_BEAT_SCHEDULE["discard-expired-uploads"] = {
+    "task": "leaderboard.tasks.discard_expired_uploads",
+    "schedule": 3600.0,
+    "options": {"expires": 3600.0},
 }
 
 LOGGING = {

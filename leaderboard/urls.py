@@ -3,7 +3,10 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from leaderboard import converters  # noqa: F401 (registers <id:>)
+from leaderboard import (
+    converters,  # noqa: F401 (registers <id:>)
+    health,
+)
 from leaderboard.accounts import tokens
 from leaderboard.accounts import views as accounts
 from leaderboard.pages import benchmarks, comparisons, exports, runs
@@ -26,8 +29,18 @@ urlpatterns = [
         exports.compare_json,
         name="compare_json",
     ),
+    path(
+        "benchmarks/<slug:slug>/compare/<id:a>/<id:b>/plots/<str:name>.<str:fmt>",
+        comparisons.compare_plot,
+        name="compare_plot",
+    ),
     path("benchmarks/<slug:slug>/significance/", comparisons.significance, name="significance"),
     path("submissions/<id:pk>/", runs.submission, name="submission"),
+    path(
+        "submissions/<id:pk>/plots/<str:name>.<str:fmt>",
+        runs.submission_plot,
+        name="submission_plot",
+    ),
     path("submissions/<id:pk>/status/", uploads.submission_status, name="submission_status"),
     path("submissions/<id:pk>/edit/", owners.edit_run, name="run_edit"),
     path("submissions/<id:pk>/hide/", owners.confirm_action, {"action": "hide"}, name="run_hide"),
@@ -45,11 +58,14 @@ urlpatterns = [
     ),
     path("submissions/<id:pk>/per-need.csv", exports.submission_csv, name="submission_csv"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/profile/", accounts.account, name="account"),
     path("accounts/runs/", uploads.my_submissions, name="my_submissions"),
     path("accounts/tokens/", tokens.tokens, name="api_tokens"),
+    path("accounts/tokens/<id:pk>/revoke/", tokens.revoke, name="api_token_revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include("leaderboard.api.urls")),
     path("admin/", admin.site.urls),
+    path("health/", health.health, name="health"),
 ]
 
 # Errors answer JSON under /api/ (even a bug's 500) and the site's HTML pages elsewhere.

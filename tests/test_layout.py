@@ -260,3 +260,41 @@ def test_sub_packages_say_what_they_hold_and_modules_stay_short():
         if lines > MAX_LINES and "lines" not in docstring:
             problems.append(f"{name}: {lines} lines and no reason in its docstring")
     assert problems == []
+
+
+# --- Stored files are read through the storage layer (issue #15) -----------------------
+
+STORAGE_LAYER = "leaderboard.pipeline.files"
+
+
+def stored_path_uses(tree: ast.AST) -> list[int]:
+    """Lines asking a stored file or a storage for a local path (``x.file.path``,
+    ``storage.path(name)``): there is none when files live in a bucket."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "path":
+            owner = node.value
+            name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+            if name == "file" or name.endswith("storage"):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_the_path_finder_finds_stored_paths_only():
+    source = (
+        "a = judgments.file.path\nb = default_storage.path(n)\nc = self.storage.path(n)\n"
+        "d = os.path.join(x)\ne = request.path\nf = settings.BASE_DIR.path\n"
+    )
+    assert stored_path_uses(ast.parse(source)) == [1, 2, 3]
+
+
+def test_only_the_storage_layer_asks_for_a_stored_files_path():
+    """Workers read through ``pipeline/files.py`` (a temporary copy from a bucket), so a
+    web process and a worker on different hosts both find every file."""
+    found = [
+        f"{name}:{line}"
+        for name, path in project_modules().items()
+        if name != STORAGE_LAYER
+        for line in stored_path_uses(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []

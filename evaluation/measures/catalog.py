@@ -47,6 +47,7 @@ __all__ = [
     "STORED",
     "TREC_EVAL_10_ONLY",
     "ENGINE_ONLY",
+    "GROUPS",
     "CatalogEntry",
     "Measure",
     "UnknownMeasure",
@@ -194,6 +195,19 @@ _ALIASES = {
 }  # fmt: skip
 _LABEL = {measure: name for name, pair in _IR.items() for measure in pair if measure is not None}
 _COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
+#: the reader's families of measures, in the order a page lists them (CatalogEntry.group)
+GROUPS = ("precision", "recall", "rank-based", "graded", "judged", "counts")
+_GROUP_OF = {
+    **dict.fromkeys(
+        ("P", "relative_P", "set_P", "set_relative_P", "Rprec", "Rprec_mult",
+         "iprec_at_recall", "11pt_avg"), "precision"),
+    **dict.fromkeys(("recall", "set_recall"), "recall"),
+    **dict.fromkeys(
+        ("ndcg", "ndcg_cut", "ndcg_rel", "Rndcg", "dcg", "ideal_dcg", "G", "binG", "rbp",
+         "rbp_resid"), "graded"),
+    **dict.fromkeys(("judged", "unj"), "judged"),
+    **dict.fromkeys(_COUNTS, "counts"),
+}  # fmt: skip
 _LOWER_IS_BETTER = ("unj", "rbp_resid")  # shares of unjudged documents, residuals
 _TEXT = ("runid", "relstring")
 _IR_NAME = re.compile(r"^([A-Za-z-]+)(?:@(\S+))?$")
@@ -240,6 +254,13 @@ class CatalogEntry:
     @property
     def request(self) -> str:
         return self.measure if self.param is None else f"{self.measure}.{self.param}"
+
+    @property
+    def group(self) -> str:
+        """The family a reader looks for it under (one of :data:`GROUPS`): precision,
+        recall, graded (gains), judged (pool coverage), counts; the rest (AP, RR, bpref,
+        success ...) are rank-based."""
+        return _GROUP_OF.get(self.measure, "rank-based")
 
 
 def _column(measure: Measure, param: str | None) -> str:

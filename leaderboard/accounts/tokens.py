@@ -1,12 +1,16 @@
-"""The page where a participant issues and revokes API tokens (``/accounts/tokens/``)."""
+"""The page where a participant issues and revokes API tokens (``/accounts/tokens/``).
+
+Revoking asks first, on a page of its own (``/accounts/tokens/<id>/revoke/``): the
+confirmation works without JavaScript, and a stray click on the list deletes nothing.
+"""
 
 from __future__ import annotations
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import render
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 
 from leaderboard.models import ApiToken
@@ -23,16 +27,11 @@ class TokenForm(forms.Form):
 @never_cache
 @login_required
 def tokens(request: HttpRequest) -> HttpResponse:
-    """List, issue and revoke one's API tokens; a new token is shown once, on this answer."""
+    """List and issue one's API tokens; a new token is shown once, on this answer."""
     mine = ApiToken.objects.filter(user=request.user)
     form = TokenForm()
     new_token = ""
     status = 200
-    if request.method == "POST" and "revoke" in request.POST:
-        token_id = request.POST["revoke"]
-        if token_id.isdigit():
-            mine.filter(pk=int(token_id)).delete()
-        return HttpResponseRedirect(reverse("api_tokens"))
     if request.method == "POST":
         form = TokenForm(request.POST)
         if form.is_valid() and mine.count() >= MAX_TOKENS:
@@ -44,3 +43,15 @@ def tokens(request: HttpRequest) -> HttpResponse:
             status = 400
     context = {"tokens": list(mine), "form": form, "new_token": new_token}
     return render(request, "leaderboard/tokens.html", context, status=status)
+
+
+@never_cache
+@login_required
+def revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET asks "Revoke this token?"; POST revokes it. Someone else's token is a 404."""
+    token = get_object_or_404(ApiToken, pk=pk, user=request.user)
+    if request.method == "POST":
+        token.delete()
+        messages.success(request, f"Token “{token.name}” revoked: scripts using it now get 401.")
+        return redirect("api_tokens")
+    return render(request, "leaderboard/token_revoke.html", {"token": token})

@@ -43,7 +43,7 @@ from django.views.decorators.csrf import csrf_exempt
 from evaluation.measures import UnknownMeasure
 from leaderboard.accounts.throttle import client_address, token_failed, token_wait
 from leaderboard.api import openapi
-from leaderboard.models import ApiToken, Benchmark, Result, Submission, utc_day_start
+from leaderboard.models import ApiToken, Benchmark, Profile, Result, Submission, utc_day_start
 from leaderboard.pages.boards import build_leaderboard, unknown_measure_message
 from leaderboard.pages.shortcuts import shown_result, visible_benchmark, visible_submission
 from leaderboard.uploads.forms import max_upload_bytes
@@ -178,7 +178,7 @@ def _submission_json(request: HttpRequest, run: Submission, result: Result | Non
         "id": run.pk,
         "benchmark": run.benchmark.slug,
         "run_name": run.run_name,
-        "participant": run.participant.get_username(),
+        "participant": Profile.find(run.participant).public_name,
         "description": run.description,
         "status": run.status,
         "waiting_for_queue": run.waiting_for_queue,

@@ -6,6 +6,8 @@ comparisons between them; API tokens. One module per group, re-exported here so 
 - ``submissions``: ``Submission`` (a run and its status) and the run-name rules.
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
+- ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
+- ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
 imports a task, a page or the pipeline: sending work to Celery belongs to
@@ -22,6 +24,7 @@ from leaderboard.models.benchmarks import (
     Judgments,
     judgments_path,
 )
+from leaderboard.models.people import Profile, Team
 from leaderboard.models.results import (
     Comparison,
     ComparisonQuerySet,
@@ -38,6 +41,7 @@ from leaderboard.models.submissions import (
     utc_day_start,
 )
 from leaderboard.models.tokens import ApiToken
+from leaderboard.models.uploads import PendingUpload, PendingUploadQuerySet
 
 __all__ = [
     "RUN_NAME_RE",
@@ -50,10 +54,14 @@ __all__ = [
     "InformationNeed",
     "Judgments",
     "MeasureVector",
+    "PendingUpload",
+    "PendingUploadQuerySet",
+    "Profile",
     "Result",
     "ResultQuerySet",
     "Submission",
     "SubmissionQuerySet",
+    "Team",
     "judgments_path",  # 0001_initial names leaderboard.models.judgments_path
     "run_name_validator",
     "submission_path",  # and leaderboard.models.submission_path

@@ -62,7 +62,23 @@ class BenchmarkQuerySet(models.QuerySet):
 class Benchmark(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
+    description = models.TextField(
+        blank=True,
+        help_text="Markdown: headings, lists, links, code, tables. Shown above the "
+        "leaderboard (raw HTML is reduced to safe tags; scripts and javascript: links are "
+        "removed).",
+    )
+    rules = models.TextField(
+        blank=True,
+        help_text="Markdown: what a run must do to count (one run per day, no manual "
+        "runs, the evaluation measure ...). Shown under “Rules” on the benchmark's page.",
+    )
+    data_description = models.TextField(
+        "data",
+        blank=True,
+        help_text="Markdown: the collection, the needs and how they were judged, where to "
+        "download them. Shown under “Data” on the benchmark's page.",
+    )
     primary_measure = models.CharField(
         max_length=40,
         default="map",

@@ -271,6 +271,13 @@ class Submission(models.Model):
         help_text="A running task holds its claim until then and renews it while alive; "
         "the sweep only takes back runs whose lease has run out.",
     )
+    notified_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the participant was mailed that the run was scored or failed (or "
+        "it was settled that no mail goes: opted out, no address). Set once, atomically: "
+        "a redelivered task does not mail twice.",
+    )
     judgments = models.ForeignKey(
         "leaderboard.Judgments",
         null=True,
@@ -427,6 +434,18 @@ class Submission(models.Model):
         )
         self.refresh_from_db()
         return bool(done)
+
+    def claim_notification(self) -> bool:
+        """Whether this caller is the one to tell the participant the run finished: True
+        once per run, for the first caller after it is ``scored`` or ``failed`` (one
+        conditional UPDATE, so two deliveries of a task cannot both mail)."""
+        return bool(
+            Submission.objects.filter(
+                pk=self.pk,
+                notified_at__isnull=True,
+                status__in=[self.Status.SCORED, self.Status.FAILED],
+            ).update(notified_at=timezone.now())
+        )
 
     @property
     def waiting_for_queue(self) -> bool:

@@ -7,8 +7,9 @@ Views, by page family:
 - ``exports``: the same data as CSV and JSON.
 
 What they show is assembled in ``boards`` (ranked leaderboards, ranks with ties, tests
-against the leader) and ``pairs`` (one pair's tests, the all-pairs matrix), drawn as SVG
-in ``plots``; ``shortcuts`` holds what every view shares (visibility, problem pages,
+against the leader), ``menus`` (measure menus grouped from the catalog), ``paging`` (a board's pages, its search, the pinned
+leader and the reader's own runs) and ``pairs`` (one pair's tests, the all-pairs matrix),
+drawn as SVG in ``plots``; ``richtext`` renders organizers' Markdown safely; ``shortcuts`` holds what every view shares (visibility, problem pages,
 number formats). Templates are in ``templates/leaderboard/``.
 
 May import ``leaderboard.models`` and the engine's read-only statistics; never writes a

@@ -1,12 +1,14 @@
 """The reader's first pages: the list of benchmarks and each benchmark's leaderboard.
 
-Thin views: ``boards`` ranks the runs and tests them against the leader; the rows are
-built here as HTML in one pass (see ``_board_html``); templates lay out.
+Thin views: ``boards`` ranks the runs and tests them against the leader, ``paging`` cuts
+the ranked board into pages and searches it; the rows are built here as HTML in one pass
+(see ``_board_html``); templates lay out.
 """
 
 from __future__ import annotations
 
 from html import escape
+from urllib.parse import urlencode
 
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
@@ -21,9 +23,13 @@ from leaderboard.pages.boards import (
     ALPHA,
     build_leaderboard,
     current_leaders,
+    is_count,
     measure_label,
     unknown_measure_message,
 )
+from leaderboard.pages.menus import measure_groups
+from leaderboard.pages.paging import board_page
+from leaderboard.pages.richtext import markdown_html, markdown_text
 from leaderboard.pages.shortcuts import Problem, fmt, fmt_p, problem_page, visible_benchmark
 
 JUDGED = "judged_10"  # Judged@10: the share of a run's top 10 the pool judged
@@ -40,6 +46,7 @@ def home(request: HttpRequest) -> HttpResponse:
         rows.append(
             {
                 "benchmark": benchmark,
+                "summary": markdown_text(benchmark.description),
                 "needs": counts.get(benchmark.pk, 0),
                 "runs": runs,
                 "leader": leader,
@@ -63,18 +70,34 @@ def _need_counts(benchmarks: list[Benchmark]) -> dict[int, int]:
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
     try:
-        board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+        board = build_leaderboard(
+            benchmark, request.user, request.GET.get("measure"), request.GET.get("best")
+        )
     except UnknownMeasure as error:
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
+    shown = board_page(board, request.GET.get("q"), request.GET.get("page"), request.user)
+    others = [m for m in board.columns if m != board.measure]
     context = {
+        "best_query": "&best=team" if board.best_per_team else "",
         "benchmark": benchmark,
+        "description": markdown_html(benchmark.description),
+        "rules": markdown_html(benchmark.rules),
+        "data": markdown_html(benchmark.data_description),
         "board": board,
+        "shown": shown,
+        "page_prefix": _page_prefix(_params(board, benchmark, shown.query)),
+        "own_prefix": _page_prefix(_params(board, benchmark, "")),
+        "measure_query": _params(board, benchmark, ""),
+        "page_range": shown.page.paginator.get_elided_page_range(shown.page.number),
         "alpha": ALPHA,
         "measure_label": measure_label(board.measure),
-        "column_heads": [(m, measure_label(m)) for m in board.columns],
-        "other_measures": [(m, measure_label(m)) for m in board.measures],
+        "column_heads": [(m, measure_label(m), not is_count(m)) for m in others],
+        "measure_groups": measure_groups(board.measures),
         "run_options": _run_options(board.rows),
-        "table_rows": _board_html(board),
+        "table_rows": _board_html(board, shown.rows, others),
+        "pinned_row": _board_html(board, [shown.pinned_leader], others, "pinned")
+        if shown.pinned_leader
+        else "",
         "needs": benchmark.current_judgments.num_needs if benchmark.current_judgments else 0,
         "stored_measures": [(m, measure_label(m)) for m in benchmark.tested_measures()],
         "primary_label": measure_label(benchmark.primary_measure),
@@ -88,24 +111,48 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leaderboard/leaderboard.html", context)
 
 
-def _board_html(board) -> SafeString:
+def _params(board, benchmark: Benchmark, query: str) -> str:
+    """What a page link carries: the measure (unless it is the primary), best run per
+    team, and the search."""
+    params = {}
+    if board.measure != benchmark.primary_measure:
+        params["measure"] = board.measure
+    if board.best_per_team:
+        params["best"] = "team"
+    if query:
+        params["q"] = query
+    return urlencode(params)
+
+
+def _page_prefix(params: str) -> str:
+    """A page link up to its number: ``?measure=P_10&q=bm25&page=``."""
+    return f"?{params}&page=" if params else "?page="
+
+
+def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeString:
     """The leaderboard's rows. Built here rather than in the template because a
-    thousand runs through Django's template engine take ~100 ms; this takes ~5."""
+    thousand runs through Django's template engine take ~100 ms; this takes ~5.
+
+    Columns: rank, run, the ranking measure and "vs #1" first (what a phone shows
+    without scrolling), then the other measures, Judged@10, participant, date."""
     run_url = reverse("submission", args=[0])[:-2]
     judged = shows_judged(board)
     pending = board.significance == "stored"
     out = []
-    for row in board.rows:
-        css = (
-            ' class="leader"' if row.is_leader else ' class="tied"' if row.tied_with_leader else ""
-        )
+    for row in rows:
+        classes = [css_class] if css_class else []
+        if row.is_leader:
+            classes.append("leader")
+        elif row.tied_with_leader:
+            classes.append("tied")
+        css = f' class="{" ".join(classes)}"' if classes else ""
         badges = ' <span class="badge baseline">baseline</span>' if row.is_baseline else ""
         if not row.is_public:
             badges += (
                 f' <span class="badge hidden">{"hidden" if row.is_hidden else row.status}</span>'
             )
         badges += _run_links(row)
-        cells = "".join(f'<td class="num">{fmt(row.summary.get(m), m)}</td>' for m in board.columns)
+        cells = "".join(f'<td class="num">{fmt(row.summary.get(m), m)}</td>' for m in others)
         if judged:
             cells += _judged_cell(row.summary.get(JUDGED), board.benchmark.judged_threshold)
         p = fmt_p(row.p_adjusted)
@@ -125,14 +172,22 @@ def _board_html(board) -> SafeString:
             sig = '<span class="muted">pending</span>'
         else:
             sig = ""
+        anchor = "" if css_class else f' id="run-{row.submission_id}"'
         out.append(
-            f'<tr{css}><td class="num">{row.rank or "—"}</td>'
+            f'<tr{anchor}{css}><td class="num rank">{row.rank or "—"}</td>'
             f'<th scope="row"><a href="{run_url}{row.submission_id}/">{escape(row.run_name)}</a>'
-            f'{badges}</th><td class="wide">{escape(row.participant)}</td>'
+            f'{badges}</th><td class="num ranked">{fmt(row.value, board.measure)}</td>'
+            f'<td class="sig">{sig}</td>{cells}<td class="wide">{_who(row)}</td>'
             f'<td class="wide"><time datetime="{row.created.isoformat()}">'
-            f'{row.created:%Y-%m-%d}</time></td>{cells}<td class="sig">{sig}</td></tr>'
+            f"{row.created:%Y-%m-%d}</time></td></tr>"
         )
     return mark_safe("\n".join(out))
+
+
+def _who(row) -> str:
+    """The participant's display name (or username), and the team's name under it."""
+    team = f' <span class="team">{escape(row.team)}</span>' if row.team else ""
+    return f"{escape(row.participant)}{team}"
 
 
 def _run_links(row) -> str:

@@ -1,5 +1,7 @@
 """Assembling what the reader's pages show: ranked leaderboards, significance against the
-leader, the all-pairs matrix and a pairwise comparison.
+leader, the all-pairs matrix and a pairwise comparison. Over 400 lines: the board's rows,
+ranks, best-per-team filter and tests against #1 are one computation whose decisions
+(below) read best together; paging and menus already live in ``paging`` and ``menus``.
 
 Decisions, stated once:
 
@@ -15,9 +17,14 @@ Decisions, stated once:
   those the organizer chose, ``map`` by default); pairs not stored yet (still queued), and
   any other measure, are tested here when the board is small enough to do so in a few
   milliseconds; otherwise the page says the tests are pending or where to find them.
+- **Best run per team** (``?best=team``): each team's best run by the ranking measure
+  only (no team: a team of one); ranks and tests against #1 are over the rows kept: #1
+  is the best run overall, the Holm family "#1 vs. each other team's best".
 - **Measures** are named in either system (``?measure=nDCG@10`` or ``ndcg_cut_10``) and
   shown with the catalog's labels (``evaluation.measures.resolve``); an unknown name is an
-  error naming close matches, never a ranking by another measure.
+  error naming close matches, never a ranking by another measure. Counts (``num_ret``,
+  ``num_rel_ret`` ...) are shown as columns but not offered to rank by: asking to is an
+  error too (``NotRankable``). Menus list measures in the catalog's groups (``menus``).
 """
 
 from __future__ import annotations
@@ -78,6 +85,11 @@ def measure_column(name: str | None, default: str) -> str:
 
 
 def unknown_measure_message(error: UnknownMeasure) -> str:
+    if isinstance(error, NotRankable):
+        return (
+            f"“{error.name}” is a count, shown as a column but not a score to rank runs by; "
+            f"rank by a measure such as {', '.join(error.suggestions)}."
+        )
     hint = f" Did you mean {', '.join(error.suggestions)}?" if error.suggestions else ""
     reason = f" ({error.reason})" if error.reason else ""
     return f"There is no measure “{error.name}”{reason}.{hint}"
@@ -101,6 +113,16 @@ def per_need_label(measure: str) -> str:
 def is_count(measure: str) -> bool:
     entry = _entry(measure)
     return entry.is_count if entry else measure.startswith("num_")
+
+
+class NotRankable(UnknownMeasure):
+    """A count measure asked for as a ranking (other than a benchmark's primary measure):
+    runs are not ranked by how much they return. An ``UnknownMeasure`` to every caller
+    (the pages, the exports and the API answer 400 with ``unknown_measure_message``)."""
+
+    def __init__(self, measure: str) -> None:
+        ValueError.__init__(self, f"{measure!r} is a count, not a score to rank runs by")
+        self.name, self.reason, self.suggestions = measure, "a count", ["MAP", "P@10", "nDCG@10"]
 
 
 def competition_ranks(values: list[float | None]) -> list[int | None]:
@@ -142,6 +164,10 @@ class Row:
     p_raw: float | None = None
     p_adjusted: float | None = None
     is_leader: bool = False
+    team: str = ""
+    group: str = ""  # "team:<id>", or "user:<id>" for a participant in no team
+    description: str = ""
+    participant_id: int | None = None
     paper_url: str = ""
     code_url: str = ""
 
@@ -169,6 +195,8 @@ class Board:
     family_size: int = 0
     pending: int = 0  # ranked runs whose stored test against #1 is still queued
     notes: list[str] = field(default_factory=list)
+    best_per_team: bool = False
+    left_out: int = 0  # runs the best-per-team view does not list
 
     @property
     def leader(self) -> Row | None:
@@ -187,11 +215,17 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         "num_needs",
         "submission_id",
         "submission__run_name",
+        "submission__participant_id",
         "submission__participant__username",
+        "submission__participant__profile__display_name",
+        "submission__participant__profile__team_id",
+        "submission__participant__profile__team__name",
         "submission__created",
         "submission__is_baseline",
         "submission__is_hidden",
         "submission__status",
+        "submission__description",
+        "submission__participant_id",
         "submission__paper_url",
         "submission__code_url",
     )
@@ -200,13 +234,22 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
             result_id=v["pk"],
             submission_id=v["submission_id"],
             run_name=v["submission__run_name"],
-            participant=v["submission__participant__username"],
+            participant=v["submission__participant__profile__display_name"]
+            or v["submission__participant__username"],
             created=v["submission__created"],
             is_baseline=v["submission__is_baseline"],
             is_hidden=v["submission__is_hidden"],
             status=v["submission__status"],
             summary=v["summary"] or {},
             num_needs=v["num_needs"],
+            team=v["submission__participant__profile__team__name"] or "",
+            group=(
+                f"team:{v['submission__participant__profile__team_id']}"
+                if v["submission__participant__profile__team_id"]
+                else f"user:{v['submission__participant_id']}"
+            ),
+            description=v["submission__description"],
+            participant_id=v["submission__participant_id"],
             paper_url=v["submission__paper_url"],
             code_url=v["submission__code_url"],
         )
@@ -221,12 +264,18 @@ def _value(summary: dict, measure: str) -> float | None:
     return float(value)
 
 
-def build_leaderboard(benchmark: Benchmark, user, measure: str | None = None) -> Board:
+def build_leaderboard(
+    benchmark: Benchmark, user, measure: str | None = None, best: str | None = None
+) -> Board:
     """The ranked table for ``measure`` (the primary one by default), with significance
-    marks against the leader. A constant number of queries whatever the number of runs.
+    marks against the leader; with ``best="team"`` each team's best run only (any other
+    value: every run). A constant number of queries whatever the number of runs.
     """
     primary = benchmark.primary_measure
+    asked = measure
     measure = measure_column(measure, primary)  # UnknownMeasure: the view's problem page
+    if asked and asked.strip() and measure != primary and is_count(measure):
+        raise NotRankable(measure)  # the view's problem page, as for an unknown name
     rows = leaderboard_rows(benchmark, user)
     measures = sorted({name for row in rows for name in row.summary})
     notes = []
@@ -237,6 +286,9 @@ def build_leaderboard(benchmark: Benchmark, user, measure: str | None = None) ->
         row.value = _value(row.summary, measure)
     # Best first; equal values keep the earlier submission first, then the lower id.
     rows.sort(key=lambda r: (r.value is None, -(r.value or 0.0), r.created, r.submission_id))
+    total = len(rows)
+    if best == "team":
+        rows = best_per_group(rows)
     for row, rank in zip(rows, competition_ranks([r.value for r in rows]), strict=True):
         row.rank = rank
     shown = [primary, *(benchmark.shown_measures or ())]
@@ -244,8 +296,18 @@ def build_leaderboard(benchmark: Benchmark, user, measure: str | None = None) ->
     if measure not in columns:
         columns.append(measure)
     board = Board(benchmark, measure, rows, measures, columns, notes=notes)
+    board.best_per_team, board.left_out = best == "team", total - len(rows)
     _mark_against_leader(board)
     return board
+
+
+def best_per_group(rows: list[Row]) -> list[Row]:
+    """The first row of each team (``Row.group``) from rows already sorted best first:
+    each team's best run; for a team with no value on the measure, its earliest run."""
+    firsts: dict[str, Row] = {}
+    for row in rows:
+        firsts.setdefault(row.group, row)
+    return list(firsts.values())  # dicts keep insertion order: still best first
 
 
 def _mark_against_leader(board: Board) -> None:

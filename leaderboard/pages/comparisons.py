@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from html import escape
+from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+import numpy as np
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
@@ -19,7 +21,7 @@ from django.views.decorators.http import require_GET
 from evaluation.measures import UnknownMeasure
 from leaderboard.converters import IdConverter
 from leaderboard.models import Benchmark, Result, Submission
-from leaderboard.pages import plots
+from leaderboard.pages import pair_plots, plots
 from leaderboard.pages.boards import (
     ALPHA,
     CORRECTIONS,
@@ -30,6 +32,7 @@ from leaderboard.pages.boards import (
     per_need_label,
     unknown_measure_message,
 )
+from leaderboard.pages.menus import measure_groups
 from leaderboard.pages.pairs import (
     eleven_point,
     paired_scores,
@@ -37,9 +40,11 @@ from leaderboard.pages.pairs import (
     stats_for_pair,
 )
 from leaderboard.pages.shortcuts import (
+    PLOT_FORMATS,
     Problem,
     fmt,
     fmt_p,
+    plot_response,
     problem_page,
     visible_benchmark,
 )
@@ -86,14 +91,18 @@ def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
     run_a, run_b, result_a, result_b = _pair(request, benchmark, a, b)
     frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
     common = [m for m in frame_a.columns if m in frame_b.columns]
+    # The benchmark's primary measure unless the reader asks for another (AP when these
+    # runs have no per-need values of the primary, scored before it was chosen).
+    default = benchmark.primary_measure if benchmark.primary_measure in common else "map"
+    shown = per_need_label(default)
     note = None
     try:
-        measure = measure_column(request.GET.get("measure"), "map")
-    except UnknownMeasure as error:  # said on the page, above the comparison on AP
-        note, measure = f"{unknown_measure_message(error)} (showing AP)", "map"
+        measure = measure_column(request.GET.get("measure"), default)
+    except UnknownMeasure as error:  # said on the page, above the comparison on the default
+        note, measure = f"{unknown_measure_message(error)} (showing {shown})", default
     if measure not in common:
-        note = f"No per-need values of “{measure}”; showing AP."
-        measure = "map"
+        note = f"No per-need values of “{measure}”; showing {shown}."
+        measure = default
         if measure not in common:
             raise Problem("These runs have no per-need AP values.")
     scores = paired_scores(frame_a, frame_b, measure)
@@ -105,7 +114,7 @@ def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
         "result_a": result_a,
         "result_b": result_b,
         "measure": measure,
-        "measures": [(m, per_need_label(m)) for m in common],
+        "measure_groups": measure_groups(common, rankable=False, label=per_need_label),
         "measure_note": note,
         "scores": scores,
         "test": test,
@@ -120,7 +129,6 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
     except Problem as problem:
         return problem_page(request, problem, Benchmark.objects.filter(slug=slug).first())
     scores, test, measure = ctx["scores"], ctx["test"], ctx["measure"]
-    name_a, name_b = ctx["a"].run_name, ctx["b"].run_name
     label = per_need_label(measure)
     titles = dict(ctx["benchmark"].needs.values_list("need_id", "title"))
     ctx.update(
@@ -154,29 +162,118 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
                 "at least this large?",
             ),
         ],
+        **_need_choice(request, ctx, titles),
+    )
+    # Links on the page are relative to it ("?measure=map&need=401#need-figure"): a
+    # 7,000-row table of full paths would weigh 250 KB more.
+    ctx.update(
         rows=_comparison_html(scores, titles, measure),
-        bars=plots.difference_bars(scores["diff"].to_numpy(), label, name_a, name_b),
-        dots=plots.scatter(scores["a"].to_numpy(), scores["b"].to_numpy(), label, name_a, name_b),
-        eleven=plots.eleven_figure(
-            {name_a: eleven_point(ctx["result_a"]), name_b: eleven_point(ctx["result_b"])},
-            "averaged over needs",
-        ),
+        plots={name: comparison_plot(ctx, name, _need_link("", measure)) for name in PLOTS},
+        downloads={name: _download_urls(ctx, name) for name in PLOTS},
     )
     return render(request, "leaderboard/compare.html", ctx)
 
 
+PLOTS = ("bars", "scatter", "need", "eleven")
+
+
+def _need_link(base: str, measure: str):
+    """Where a need's bar, dot or table row leads: this comparison's figure of that need."""
+    return lambda need: f"{base}?{urlencode({'measure': measure, 'need': need})}#need-figure"
+
+
+def _download_urls(ctx: dict, name: str) -> dict[str, str]:
+    """The plot's file in each format: {"svg": url, "png": url}."""
+    args = [ctx["benchmark"].slug, ctx["a"].pk, ctx["b"].pk, name]
+    query = {"measure": ctx["measure"], "download": 1}
+    if name == "need" and ctx.get("need"):
+        query["need"] = ctx["need"]
+    return {
+        fmt: f"{reverse('compare_plot', args=[*args, fmt])}?{urlencode(query)}"
+        for fmt in PLOT_FORMATS
+    }
+
+
+def _need_choice(request: HttpRequest, ctx: dict, titles: dict[str, str]) -> dict:
+    """The need of the comparison's precision-recall figure: ``?need=``, else the need the
+    runs differ most on (the first in table order among equals)."""
+    scores = ctx["scores"]
+    needs = scores.index.tolist()
+    chosen, note = request.GET.get("need"), None
+    if chosen not in needs:
+        if chosen:
+            note = f"No need “{chosen}” among these runs' judged needs; showing another."
+        chosen = needs[int(scores["diff"].abs().to_numpy().argmax())] if needs else None
+    return {
+        "need": chosen,
+        "need_title": titles.get(chosen, ""),
+        "need_note": note,
+        "need_default": chosen != request.GET.get("need"),
+        # a menu up to a thousand needs; past that, a text box (7,000 options weigh 400 KB)
+        "need_choices": [(n, titles.get(n, "")) for n in needs] if len(needs) <= 1000 else None,
+    }
+
+
+def comparison_plot(ctx: dict, name: str, link) -> SafeString | None:
+    """One of the comparison's plots (``PLOTS``), its needs linked by ``link(need)``."""
+    scores, measure = ctx["scores"], ctx["label"]
+    a, b = ctx["a"].run_name, ctx["b"].run_name
+    needs = scores.index.tolist()
+    if name == "bars":
+        return pair_plots.difference_bars(scores["diff"].to_numpy(), needs, measure, a, b, link)
+    if name == "scatter":
+        x, y = scores["a"].to_numpy(), scores["b"].to_numpy()
+        return pair_plots.scatter(x, y, needs, measure, a, b, link)
+    if name == "need":
+        need = ctx.get("need")
+        if need is None:
+            return None
+        found = [ctx["result_a"].need_ranks(need), ctx["result_b"].need_ranks(need)]
+        num_rel = max((f[1] for f in found if f is not None), default=0)
+        curves = {run: f[0] if f else np.empty(0) for run, f in zip((a, b), found, strict=True)}
+        return plots.need_pair_figure(curves, num_rel, need)
+    curves = {a: eleven_point(ctx["result_a"]), b: eleven_point(ctx["result_b"])}
+    return plots.eleven_figure(curves, "averaged over needs")
+
+
+@require_GET
+def compare_plot(
+    request: HttpRequest, slug: str, a: int, b: int, name: str, fmt: str
+) -> HttpResponse:
+    """One plot of the comparison as an SVG or PNG file (``?download=1``: an attachment)."""
+    if name not in PLOTS or fmt not in PLOT_FORMATS:
+        raise Http404(f"The comparison's plots are {', '.join(PLOTS)}, as .svg or .png.")
+    try:
+        ctx = comparison_context(request, slug, a, b)
+    except Problem as problem:
+        return problem_page(request, problem, Benchmark.objects.filter(slug=slug).first())
+    ctx["label"] = per_need_label(ctx["measure"])
+    ctx.update(_need_choice(request, ctx, {}))
+    base = request.build_absolute_uri(reverse("compare", args=[slug, a, b]))
+    svg = comparison_plot(ctx, name, _need_link(base, ctx["measure"]))
+    if svg is None:
+        raise Http404("These runs have no such plot.")
+    what = f"{ctx['a'].run_name}-vs-{ctx['b'].run_name}-{name}-{ctx['measure']}"
+    if name == "need":
+        what += f"-{ctx['need']}"
+    return plot_response(request, svg, what, fmt)
+
+
 def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString:
-    """Rows of the per-need table; the sorter reads the numbers from the cells' text."""
+    """Rows of the per-need table; the sorter reads the numbers from the cells' text.
+    Each need id links to the comparison's figure of that need."""
     places = "{:.0f}" if is_count(measure) else "{:.4f}"
     a_text = [places.format(v) for v in scores["a"].tolist()]
     b_text = [places.format(v) for v in scores["b"].tolist()]
     diffs = scores["diff"].tolist()
+    link = _need_link("", measure)
     out = []
     for need, a, b, d in zip(scores.index.tolist(), a_text, b_text, diffs, strict=True):
         css = "win" if d > 0 else "loss" if d < 0 else "tie"
         d_text = ("+" if d > 0 else "") + places.format(d)
         out.append(
-            f'<tr class="{css}"><th scope="row">{escape(need)}</th><td>{escape(titles.get(need, ""))}'
+            f'<tr class="{css}"><th scope="row"><a href="{escape(link(need))}">{escape(need)}</a>'
+            f"</th><td>{escape(titles.get(need, ''))}"
             f'</td><td class="num">{a}</td><td class="num">{b}</td><td class="num">{d_text}</td></tr>'
         )
     return mark_safe("".join(out))
@@ -185,7 +282,9 @@ def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString
 @require_GET
 def significance(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
-    measures = benchmark.tested_measures()
+    # Counts are not offered to rank by (see boards.NotRankable), unless they are the primary.
+    primary = benchmark.primary_measure
+    measures = [m for m in benchmark.tested_measures() if m == primary or not is_count(m)]
     correction = request.GET.get("correction") or "holm"
     notes = []
     try:
@@ -213,7 +312,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "lines": list(zip(matrix.rows, matrix.cells, strict=True)),
         "measure": measure,
         "measure_label": measure_label(measure),
-        "measures": [(m, measure_label(m)) for m in measures],
+        "measure_groups": measure_groups(measures),
         "correction": correction,
         "correction_label": CORRECTIONS[correction],
         "corrections": list(CORRECTIONS.items()),

@@ -1,6 +1,10 @@
 """Downloads: the leaderboard as CSV/JSON, a run's per-need CSV, a comparison's JSON.
 
-Floats are written with ``repr`` so a reader gets the stored value, every digit.
+JSON keeps every digit of the stored floats (``repr`` round-trips). CSV is for people and
+spreadsheets: a score is written with at most six decimals (``0.62``, not
+``0.6199999999999999``; trec_eval prints four), a non-zero value that would round to 0
+(a p-value of ``3e-09``) with six significant digits instead, and a count measure
+(``num_ret``, ``num_rel`` ...) as an integer. The per-need CSV names each need's title.
 
 CSV cells are escaped against formula injection (OWASP's rule): a text cell that starts
 with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``, so a
@@ -19,7 +23,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from evaluation.measures import UnknownMeasure
-from leaderboard.pages.boards import build_leaderboard, unknown_measure_message
+from leaderboard.pages.boards import build_leaderboard, is_count, unknown_measure_message
 from leaderboard.pages.comparisons import comparison_context
 from leaderboard.pages.shortcuts import (
     Problem,
@@ -36,7 +40,9 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         raise Http404("Exports are leaderboard.csv and leaderboard.json.")
     benchmark = visible_benchmark(request, slug)
     try:
-        board = build_leaderboard(benchmark, request.user, request.GET.get("measure"))
+        board = build_leaderboard(
+            benchmark, request.user, request.GET.get("measure"), request.GET.get("best")
+        )
     except UnknownMeasure as error:
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
     judgments = benchmark.current_judgments
@@ -46,6 +52,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         "title": benchmark.title,
         "primary_measure": benchmark.primary_measure,
         "ranked_by": board.measure,
+        "best_run_per_team": board.best_per_team,
         "interpolation": benchmark.interpolation,
         "judgments_version": version,
         "num_needs": judgments.num_needs if judgments else 0,
@@ -56,6 +63,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
             "run": row.run_name,
             "submission_id": row.submission_id,
             "participant": row.participant,
+            "team": row.team,
             "submitted": row.created.isoformat(),
             "baseline": row.is_baseline,
             "num_needs": row.num_needs,
@@ -74,7 +82,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
     writer.writerow([_csv(k) for k in fixed + board.measures])
     for run in runs:
         writer.writerow(
-            [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m)) for m in board.measures]
+            [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m), m) for m in board.measures]
         )
     return response
 
@@ -82,16 +90,31 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _csv(value) -> str:
-    """One CSV cell: numbers as numbers (floats every digit), text escaped (see above)."""
+CSV_PLACES = 6
+
+
+def _csv(value, measure: str = "") -> str:
+    """One CSV cell: numbers as numbers (at most six decimals; a count measure's as an
+    integer), text escaped (see above)."""
     if value is None:
         return ""
     if isinstance(value, float):
-        return repr(value)  # round-trips: the stored value, every digit
+        return _number(value, measure)
     if isinstance(value, int):  # bool too: True/False
         return str(value)
     text = str(value)
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _number(value: float, measure: str = "") -> str:
+    if value != value:
+        return ""
+    if measure and is_count(measure):
+        return str(round(value))
+    text = f"{value:.{CSV_PLACES}f}".rstrip("0").rstrip(".")
+    if text in ("0", "-0"):
+        return "0" if value == 0 else f"{value:.{CSV_PLACES}g}"
+    return text
 
 
 @require_GET
@@ -107,10 +130,13 @@ def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
     response["Content-Disposition"] = (
         f'attachment; filename="{run.benchmark.slug}-{run.run_name}-per-need.csv"'
     )
+    titles = dict(run.benchmark.needs.values_list("need_id", "title"))
+    columns = frame.columns.tolist()
     writer = csv.writer(response)
-    writer.writerow([_csv(c) for c in ["need_id", *frame.columns]])
+    writer.writerow([_csv(c) for c in ["need_id", "title", *columns]])
     for need, line in zip(frame.index.tolist(), frame.to_numpy().tolist(), strict=True):
-        writer.writerow([_csv(str(need)), *(repr(v) for v in line)])
+        cells = (_number(float(v), m) for v, m in zip(line, columns, strict=True))
+        writer.writerow([_csv(str(need)), _csv(titles.get(str(need), "")), *cells])
     return response
 
 

@@ -124,6 +124,8 @@ def significance_matrix(board: Board, correction: str) -> Matrix:
                     "better": better,
                     "a": row.submission_id,
                     "b": col.submission_id,
+                    "a_name": row.run_name,  # the cell's tooltip names both runs
+                    "b_name": col.run_name,
                 }
             )
         cells.append(line)

@@ -8,18 +8,26 @@ them or have no scores yet, an unknown need) ends in a readable page, never an e
 from __future__ import annotations
 
 from html import escape
+from urllib.parse import urlencode
 
 import numpy as np
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
-from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.models import Benchmark, Profile, Result, Submission
 from leaderboard.pages import plots
 from leaderboard.pages.boards import NEED_COLUMNS, build_leaderboard, measure_label
 from leaderboard.pages.pairs import eleven_point
-from leaderboard.pages.shortcuts import fmt, shown_result, visible_submission
+from leaderboard.pages.shortcuts import (
+    PLOT_FORMATS,
+    fmt,
+    plot_response,
+    shown_result,
+    visible_submission,
+)
 
 
 @require_GET
@@ -27,7 +35,8 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     run = visible_submission(request, pk)
     benchmark = run.benchmark
     result = shown_result(run)
-    context = {"run": run, "benchmark": benchmark, "result": result, "live": False}
+    author = Profile.find(run.participant)
+    context = {"run": run, "benchmark": benchmark, "result": result, "author": author}
     context["live"] = run.status in (Submission.Status.QUEUED, Submission.Status.RUNNING)
     context["is_owner"] = run.is_owned_by(request.user)  # edit, hide, withdraw links
     if result is None:
@@ -39,11 +48,41 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
         per_need_heads=[(m, NEED_COLUMNS[m]) for m in NEED_COLUMNS if m in frame.columns],
         per_need_rows=_per_need_html(frame, titles),
         is_current=result.judgments_id == benchmark.current_judgments_id,
-        eleven=plots.eleven_figure({run.run_name: eleven_point(result)}, "averaged over needs"),
+        eleven=_eleven(run, result),
         **_need_figure(request, result, titles),
         **_compare_links(request, benchmark, run),
     )
+    need = urlencode({"need": context["need"] or "", "download": 1})
+    context["downloads"] = {
+        name: {
+            fmt: f"{reverse('submission_plot', args=[run.pk, name, fmt])}?{query}"
+            for fmt in PLOT_FORMATS
+        }
+        for name, query in (("need", need), ("eleven", "download=1"))
+    }
     return render(request, "leaderboard/submission.html", context)
+
+
+@require_GET
+def submission_plot(request: HttpRequest, pk: int, name: str, fmt: str) -> HttpResponse:
+    """The run page's figure of a need (``?need=``) or its 11-point curve as an SVG or PNG
+    file (``?download=1``: as an attachment)."""
+    run = visible_submission(request, pk)
+    result = shown_result(run)
+    if name not in ("need", "eleven") or fmt not in PLOT_FORMATS or result is None:
+        raise Http404("A scored run's plots are need and eleven, as .svg or .png.")
+    if name == "eleven":
+        svg, what = _eleven(run, result), f"{run.run_name}-11-point"
+    else:
+        figure = _need_figure(request, result, {})
+        svg, what = figure["need_svg"], f"{run.run_name}-need-{figure['need']}"
+    if svg is None:
+        raise Http404("This run has no such plot.")
+    return plot_response(request, svg, what, fmt)
+
+
+def _eleven(run: Submission, result: Result) -> SafeString | None:
+    return plots.eleven_figure({run.run_name: eleven_point(result)}, "averaged over needs")
 
 
 def _summary_rows(summary: dict, benchmark: Benchmark) -> tuple[list, list, int]:
@@ -57,7 +96,8 @@ def _summary_rows(summary: dict, benchmark: Benchmark) -> tuple[list, list, int]
 
 
 def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
-    """Rows of the per-need table, built in one pass (7,000 needs in a few ms)."""
+    """Rows of the per-need table, built in one pass (7,000 needs in a few ms); each need
+    id links to the page's figure of that need."""
     columns = [m for m in NEED_COLUMNS if m in frame.columns]
     values = frame[columns].to_numpy() if columns else np.empty((len(frame), 0))
     out = []
@@ -67,12 +107,16 @@ def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
             for m, v in zip(columns, line, strict=True)
         )
         title = escape(titles.get(need, ""))
-        out.append(f'<tr><th scope="row">{escape(need)}</th><td>{title}</td>{cells}</tr>')
+        href = escape(f"?{urlencode({'need': need})}#need-figure")
+        out.append(
+            f'<tr><th scope="row"><a href="{href}">{escape(need)}</a></th><td>{title}</td>'
+            f"{cells}</tr>"
+        )
     return mark_safe("".join(out))
 
 
 def _need_figure(request: HttpRequest, result: Result, titles: dict[str, str]) -> dict:
-    ranks, num_rel = result.relevant_ranks()
+    num_rel = result.num_relevant()
     needs = sorted(num_rel)
     if not needs:
         return {"needs": [], "need": None, "need_svg": None}
@@ -82,12 +126,13 @@ def _need_figure(request: HttpRequest, result: Result, titles: dict[str, str]) -
         if chosen:
             note = f"No need “{chosen}” in this run's judgments; showing another."
         chosen = next((n for n in needs if num_rel[n] > 0), needs[0])
+    ranks, _ = result.need_ranks(chosen)
     return {
         "needs": [(n, titles.get(n, "")) for n in needs],
         "need": chosen,
         "need_title": titles.get(chosen, ""),
         "need_note": note,
-        "need_svg": plots.need_figure(ranks[chosen], num_rel[chosen], chosen),
+        "need_svg": plots.need_figure(ranks, num_rel[chosen], chosen),
     }
 
 

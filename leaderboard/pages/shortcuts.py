@@ -8,8 +8,11 @@ server error.
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest
+import resvg_py
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
 
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.pages.boards import is_count
@@ -68,3 +71,26 @@ def shown_result(submission: Submission) -> Result | None:
         if result.judgments_id == current:
             return result
     return results[0] if results else None
+
+
+PLOT_FORMATS = ("svg", "png")
+
+
+def plot_response(request: HttpRequest, svg: str, name: str, fmt: str) -> HttpResponse:
+    """A plot as a file of its own; ``?download=1`` makes it an attachment named after
+    ``name`` (slugified, so a run name cannot break the header).
+
+    SVG: an XML declaration, then the same ``<svg>`` the page embeds (it carries its fonts
+    and colours). PNG: that SVG drawn by resvg (``resvg-py``, a self-contained wheel: no
+    Cairo) at twice its size on white; its text needs a system font (the Docker image
+    installs DejaVu Sans), currentColor draws black."""
+    if fmt == "png":
+        png = resvg_py.svg_to_bytes(svg_string=str(svg), background="#ffffff", zoom=2)
+        response = HttpResponse(png, content_type="image/png")
+    else:
+        text = '<?xml version="1.0" encoding="UTF-8"?>\n' + svg
+        response = HttpResponse(text, content_type="image/svg+xml; charset=utf-8")
+    if request.GET.get("download"):
+        filename = f"{slugify(name) or 'plot'}.{fmt}"
+        response["Content-Disposition"] = content_disposition_header(True, filename)
+    return response

@@ -5,6 +5,7 @@
   queues every live run for rescoring).
 - ``scoring``: one run file -> the engine -> a ``Result`` (what ``score_submission`` runs).
 - ``comparing``: a scored run against every other one -> ``Comparison`` rows.
+- ``notify``: the mail to a participant when a run is scored or fails (once per run).
 - ``tasks``: the thin Celery tasks, and the one place that sends them (``queue_*``).
 
 The only place that calls the engine (``evaluation``) to write scores. May import

@@ -4,19 +4,27 @@ What ``compare_submission`` calls after a run is scored. The engine's
 ``compare_one_against_many`` tests the pairs (t, Wilcoxon, randomization); raw p-values
 are stored, one ``Comparison`` row per pair and measure with the lower id as run a;
 corrections are applied later by the page that asks a family of questions.
+
+The engine's ``FewNeedsWarning`` (fewer than six paired needs) is for a person at the
+command line; here it is one DEBUG log line per run (the pages say it in words), not a warning with a source line that
+reads like a traceback in a worker's log or in ``load_demo``'s output.
 """
 
 from __future__ import annotations
+
+import logging
+import warnings
 
 import numpy as np
 import pandas as pd
 from django.db.models import Q
 
-from evaluation.significance import compare_one_against_many
+from evaluation.significance import FewNeedsWarning, compare_one_against_many
 from leaderboard.models import Comparison, Judgments, MeasureVector, Result, Submission
 
 PERMUTATIONS = 10_000
 SEED = 0
+logger = logging.getLogger(__name__)
 
 
 def _clean(value):
@@ -96,9 +104,18 @@ def compare(submission: Submission, judgments: Judgments) -> int:
             continue
         new = mine_vector.array()[mask]
         frame = pd.DataFrame(others)
-        rows = compare_one_against_many(
-            new, frame, name=str(submission.pk), permutations=PERMUTATIONS, seed=SEED
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", FewNeedsWarning)
+            rows = compare_one_against_many(
+                new, frame, name=str(submission.pk), permutations=PERMUTATIONS, seed=SEED
+            )
+        for warning in caught:
+            if issubclass(warning.category, FewNeedsWarning):
+                logger.debug("run %s on %s: %s", submission.pk, measure, warning.message)
+            else:  # anything else is the engine's to say, as it said it
+                warnings.warn_explicit(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
         comparisons = []
         for row in rows.to_dict("records"):
             other = int(row["b"])

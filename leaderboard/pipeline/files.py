@@ -1,14 +1,61 @@
-"""Stored files: the content hash that names a run or a judgments file, and the size a
-file may expand to (``MAX_UNCOMPRESSED_MB``), which every read of an uploaded file passes
-to the engine's readers."""
+"""Stored files: the storage layer between the platform and wherever files live.
+
+Runs and judgments live in Django's default storage: ``MEDIA_ROOT`` on local disk, or an
+S3-compatible bucket (django-storages) when ``AWS_STORAGE_BUCKET_NAME`` is set. Nothing
+outside this module asks a stored file for its local path: readers get one from
+``local_copy`` (the file itself on local disk; a temporary copy streamed from the
+bucket, deleted afterwards, on failure too), writers go through ``save`` and
+``discard``, and presigned uploads never confirmed are swept by
+``discard_expired_uploads``. A file store that does not answer raises ``StorageUnavailable`` (worth
+retrying), a missing file ``FileNotFoundError`` (not worth it).
+
+Also here: the content hash that names a run or a judgments file, and the size a file
+may expand to (``MAX_UNCOMPRESSED_MB``), which every read of an uploaded file passes to
+the engine's readers.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
+import shutil
+import tempfile
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
+from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import Storage
+from django.db.models.fields.files import FieldFile
+
+from leaderboard.models import PendingUpload, Submission
+
+log = logging.getLogger(__name__)
+
+# What boto3 raises when the bucket does not answer or refuses (connection refused,
+# timeouts, 5xx after botocore's own retries, access denied). A missing object is not
+# among them: django-storages turns a 404 into FileNotFoundError.
+STORE_ERRORS = (BotoCoreError, ClientError)
+
+
+class StorageUnavailable(Exception):
+    """The file store did not answer or refused the request; nothing was stored.
+
+    Not an ``OSError`` on purpose: a scoring task retries it (the store is likely back
+    in a moment) instead of failing the run as it does for a bad or missing file.
+    """
+
+
+@contextlib.contextmanager
+def unavailable_as_error(action: str) -> Iterator[None]:
+    """Turn the object store's connection and service errors into ``StorageUnavailable``."""
+    try:
+        yield
+    except STORE_ERRORS as error:
+        log.warning("file store: %s failed: %s", action, error)
+        raise StorageUnavailable(f"the file store did not answer ({action})") from error
 
 
 def max_uncompressed_bytes() -> int:
@@ -32,3 +79,84 @@ def chunks_of(stream: BinaryIO, size: int = 1 << 20) -> Iterator[bytes]:
     while chunk := stream.read(size):
         yield chunk
     stream.seek(0)
+
+
+def _local_path(storage: Storage, name: str) -> str | None:
+    """The file's own path when the storage keeps files on this host's disk, else None."""
+    try:
+        return storage.path(name)
+    except NotImplementedError:  # a remote storage (S3) has no local path
+        return None
+
+
+def download(storage: Storage, name: str, into: BinaryIO) -> int:
+    """Stream the stored file ``name`` into the binary file ``into``; its size in bytes.
+
+    From a bucket, boto3 writes the object straight into ``into`` (in parallel ranges
+    for a large one), never holding it in memory; from any other storage the file is
+    copied a megabyte at a time.
+    """
+    with unavailable_as_error(f"reading {name}"), storage.open(name, "rb") as remote:
+        obj = getattr(remote, "obj", None)  # django-storages' S3File: the boto3 object
+        if obj is not None:
+            obj.download_fileobj(into, Config=storage.transfer_config)
+        else:
+            shutil.copyfileobj(remote, into, 1 << 20)
+    into.flush()
+    size = into.tell()
+    log.info("fetched %s from the file store (%d bytes)", name, size)
+    return size
+
+
+@contextlib.contextmanager
+def local_copy(stored: FieldFile | tuple[Storage, str]) -> Iterator[str]:
+    """A path on this host holding a stored file's bytes, for the engine's readers.
+
+    On local disk that is the stored file itself (no copy). From a bucket, the file is
+    streamed into a temporary file (in ``FILE_UPLOAD_TEMP_DIR`` or the system's), which
+    is deleted when the block ends, whether it ends well or not. Raises
+    ``FileNotFoundError`` for a file that is not there and ``StorageUnavailable`` when
+    the store does not answer.
+    """
+    storage, name = (stored.storage, stored.name) if isinstance(stored, FieldFile) else stored
+    path = _local_path(storage, name)
+    if path is not None:
+        yield path
+        return
+    suffix = ".gz" if name.lower().endswith(".gz") else ""
+    with tempfile.NamedTemporaryFile(
+        prefix="lb-fetch-", suffix=suffix, dir=settings.FILE_UPLOAD_TEMP_DIR
+    ) as local:
+        download(storage, name, local)
+        yield local.name
+
+
+def save(stored: FieldFile, name: str, content: File) -> None:
+    """``stored.save(name, content, save=False)``; ``StorageUnavailable`` if the store
+    does not answer (a partly sent multipart upload is aborted by boto3: nothing stays)."""
+    with unavailable_as_error(f"storing {name}"):
+        stored.save(name, content, save=False)
+
+
+def discard(storage: Storage, name: str) -> None:
+    """Delete a stored file, best effort: used to leave no orphan when what it belonged
+    to was not stored after all; a store that does not answer is logged, not raised."""
+    if not name:
+        return
+    try:
+        storage.delete(name)
+    except (*STORE_ERRORS, OSError) as error:
+        log.warning("file store: could not delete %s (%s); it is an orphan now", name, error)
+
+
+def discard_expired_uploads(now=None) -> int:
+    """Delete every presigned upload never confirmed whose URL has expired: its object
+    (if the client PUT one) and its row. Beat runs it hourly; returns how many."""
+    expired = list(PendingUpload.objects.expired(now))
+    storage = Submission._meta.get_field("file").storage
+    for pending in expired:
+        discard(storage, pending.key)
+        pending.delete()
+    if expired:
+        log.info("discarded %d expired presigned uploads", len(expired))
+    return len(expired)

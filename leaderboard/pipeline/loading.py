@@ -1,7 +1,8 @@
 """Loading needs and judgments into a benchmark, and queueing the rescoring it causes.
 
 Used by the admin and by the management commands (``load_benchmark``, ``load_demo``). Files are validated by the engine
-first; a bad line raises ``TrecFormatError`` (file:line: reason) and nothing is stored.
+first; a bad line raises ``TrecFormatError`` (file:line: reason) and nothing is stored;
+a file store that does not answer raises ``StorageUnavailable`` and nothing is stored.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from django.db.models import F
 from evaluation.trec import read_needs, read_qrels
 from leaderboard.models import Benchmark, InformationNeed, Judgments, Result, Submission
 from leaderboard.models.submissions import keep_name
-from leaderboard.pipeline.files import chunks_of, max_uncompressed_bytes, sha256_of
+from leaderboard.pipeline.files import (
+    chunks_of,
+    discard,
+    max_uncompressed_bytes,
+    save,
+    sha256_of,
+)
 from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
 
 BATCH = 2000
@@ -80,16 +87,24 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
         )
         stream.seek(0)
         # judgments_path makes the stored name short and safe
-        judgments.file.save(os.path.basename(name), File(stream), save=False)
-        judgments.save()
-        known = set(benchmark.needs.values_list("need_id", flat=True))
-        InformationNeed.objects.bulk_create(
-            [InformationNeed(benchmark=benchmark, need_id=n) for n in need_ids if n not in known],
-            batch_size=BATCH,
-        )
-        rescore_benchmark(benchmark)
-        benchmark.refresh_from_db()
-        benchmark.promote_judgments_if_complete(judgments)
+        save(judgments.file, os.path.basename(name), File(stream))
+        try:
+            judgments.save()
+            known = set(benchmark.needs.values_list("need_id", flat=True))
+            InformationNeed.objects.bulk_create(
+                [
+                    InformationNeed(benchmark=benchmark, need_id=n)
+                    for n in need_ids
+                    if n not in known
+                ],
+                batch_size=BATCH,
+            )
+            rescore_benchmark(benchmark)
+            benchmark.refresh_from_db()
+            benchmark.promote_judgments_if_complete(judgments)
+        except BaseException:
+            discard(judgments.file.storage, judgments.file.name)  # no orphan file
+            raise
     return judgments
 
 

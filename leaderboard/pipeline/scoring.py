@@ -26,15 +26,18 @@ from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.trec import TrecFormatError, read_qrels, read_run
 from leaderboard.models import Judgments, MeasureVector, Result, Submission
 from leaderboard.pipeline.coverage import coverage_warnings
-from leaderboard.pipeline.files import max_uncompressed_bytes
+from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
 
 log = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=4)
-def _qrels_cached(path: str, sha256: str, name: str, max_bytes: int) -> pd.DataFrame:
-    # Keyed by the file's hash too, so a replaced file is never served stale.
-    return read_qrels(path, name=name, max_bytes=max_bytes)
+def _qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> pd.DataFrame:
+    # Keyed by the file's hash too, so a replaced file is never served stale; a worker
+    # fetches a judgments file from the store once, however many runs it scores with it.
+    storage = Judgments._meta.get_field("file").storage
+    with local_copy((storage, stored_name)) as path:
+        return read_qrels(path, name=name, max_bytes=max_bytes)
 
 
 def display_name(stored) -> str:
@@ -45,7 +48,7 @@ def display_name(stored) -> str:
 
 def load_qrels(judgments: Judgments) -> pd.DataFrame:
     return _qrels_cached(
-        judgments.file.path, judgments.sha256, display_name(judgments), max_uncompressed_bytes()
+        judgments.file.name, judgments.sha256, display_name(judgments), max_uncompressed_bytes()
     )
 
 
@@ -57,9 +60,8 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     """
     benchmark = submission.benchmark
     qrels = load_qrels(judgments)
-    run = read_run(
-        submission.file.path, name=display_name(submission), max_bytes=max_uncompressed_bytes()
-    )
+    with local_copy(submission.file) as path:  # from the bucket: a temporary copy
+        run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
     # Every measure of the catalog (and the benchmark's own cutoffs): the leaderboard
     # ranks by any of them without rescoring.
     evaluation = evaluate(

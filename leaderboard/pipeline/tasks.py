@@ -6,12 +6,14 @@ killed mid-task leaves its message to be redelivered; ``sweep_stuck`` catches an
 else. Task names stay ``leaderboard.tasks.*`` (the module they were first defined in):
 messages queued before a deploy and the beat schedule keep finding them.
 
-A database or broker error inside a task (PostgreSQL restarting, Redis gone for a
-moment) retries it with backoff (``RETRY``: 2, 4, 8 ... 120 s, eight times, about six
+A database, broker or file store error inside a task (PostgreSQL restarting, Redis or
+the bucket gone for a moment) retries it with backoff (``RETRY``: 2, 4, 8 ... 120 s, eight times, about six
 minutes in all); a retry keeps its task id, so it takes its claimed row back. A scoring
 task that ends without a result (retries exhausted, soft time limit, a bug) gives its
 run back (``scoring.give_back``): it is never left ``running`` by a task that has ended,
 unless the database is down even then, when the lease runs out and the sweep takes it.
+Once a run is scored or has failed for good, its participant is mailed (``notify``:
+once per run, never failing the task).
 
 Everything that queues work goes through the ``queue_*`` functions at the bottom, which
 send once the surrounding transaction commits (a worker never sees a row that is not
@@ -35,7 +37,8 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from leaderboard.models import Submission, SubmissionQuerySet
-from leaderboard.pipeline import comparing, scoring
+from leaderboard.pipeline import comparing, files, notify, scoring
+from leaderboard.pipeline.files import StorageUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +47,7 @@ log = logging.getLogger(__name__)
 BROKER_ERRORS = (kombu.exceptions.OperationalError, kombu.exceptions.InconsistencyError)
 # Errors worth retrying a task for: the service is likely back in a moment.
 RETRY = {
-    "autoretry_for": (OperationalError, InterfaceError, *BROKER_ERRORS),
+    "autoretry_for": (OperationalError, InterfaceError, *BROKER_ERRORS, StorageUnavailable),
     "retry_backoff": 2,
     "retry_backoff_max": 120,
     "retry_jitter": False,  # jitter may shrink every delay to ~0 and spend the retries at once
@@ -72,17 +75,22 @@ def score_submission(self, submission_id: int) -> str:
             return "skipped"
         if submission.status == Submission.Status.SCORED:
             _send_comparison(submission.pk, submission.judgments_id)
+        notify.notify_finished(submission.pk)  # once per run; never raises
         return submission.status
     except RETRY["autoretry_for"] as error:
         if self.request.retries < self.max_retries:
             raise  # retried with backoff; the retry takes its claimed row back
         log.error("scoring submission %s: retries exhausted (%s)", submission_id, error)
         # The participant sees the reason: no server names or addresses in it.
-        reason = "The database or the task queue did not answer; contact the organizers."
-        scoring.give_back(submission_id, task_id, reason)
+        reason = (
+            "The database, the task queue or the file store did not answer; contact the organizers."
+        )
+        if scoring.give_back(submission_id, task_id, reason) == Submission.Status.FAILED:
+            notify.notify_finished(submission_id)
         raise
     except Exception as error:  # the soft time limit, a bug: the run is not left running
-        scoring.give_back(submission_id, task_id, _reason(error))
+        if scoring.give_back(submission_id, task_id, _reason(error)) == Submission.Status.FAILED:
+            notify.notify_finished(submission_id)
         raise
 
 
@@ -128,13 +136,13 @@ def sweep_stuck() -> dict[str, int]:
     requeued = failed = 0
     for submission in Submission.objects.stuck(older_than):
         if submission.attempts >= settings.MAX_SCORING_ATTEMPTS:
-            failed += int(
-                submission.fail(
-                    f"Scoring did not finish after {submission.attempts} attempts; "
-                    "the file may be too large. Contact the organizers.",
-                    stuck_for=older_than,
-                )
-            )
+            if submission.fail(
+                f"Scoring did not finish after {submission.attempts} attempts; "
+                "the file may be too large. Contact the organizers.",
+                stuck_for=older_than,
+            ):
+                failed += 1
+                notify.notify_finished(submission.pk)
         elif submission.requeue(stuck_for=older_than):
             queue_scoring(submission)
             requeued += 1
@@ -152,6 +160,12 @@ def send_unsent() -> int:
     if sent:
         log.warning("outbox: sent %d queued runs the broker had not accepted", sent)
     return sent
+
+
+@shared_task(name="leaderboard.tasks.discard_expired_uploads", ignore_result=True)
+def discard_expired_uploads() -> int:
+    """Presigned uploads never confirmed, their URL expired: object and row deleted."""
+    return files.discard_expired_uploads()
 
 
 # --- Sending work ---------------------------------------------------------------------

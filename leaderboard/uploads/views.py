@@ -17,10 +17,14 @@ from django.views.decorators.http import require_GET
 from leaderboard.models import Benchmark, Result, Submission, utc_day_start
 from leaderboard.models.submissions import keep_name
 from leaderboard.pages.shortcuts import visible_submission
-from leaderboard.pipeline.files import sha256_of
+from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
 from leaderboard.uploads.forms import SubmissionForm, max_upload_bytes
 
+STORE_DOWN = (
+    "The file store is not answering right now, so your run was not stored (nothing "
+    "was kept). Please try again in a few minutes."
+)
 WAITING_FOR_QUEUE = (
     "Your run is stored. The scoring queue is not answering right now; "
     "the run will be sent for scoring as soon as it does, and scored shortly."
@@ -76,7 +80,7 @@ def receive_run(request: HttpRequest, benchmark: Benchmark, user) -> Outcome:
 
     The one path for the upload form and the API, so both refuse the same files for the
     same reasons and share the daily limit. Status: 201 stored, 400 invalid, 403 closed,
-    413 too large, 429 daily limit reached.
+    413 too large, 429 daily limit reached, 503 the file store did not answer.
     """
     # Refuse an oversized body before Django spools it to disk.
     if _content_length(request) > max_upload_bytes() + 1_048_576:
@@ -89,7 +93,10 @@ def receive_run(request: HttpRequest, benchmark: Benchmark, user) -> Outcome:
         upload = request.FILES.get("file")
         too_large = upload is not None and upload.size > max_upload_bytes()
         return Outcome(413 if too_large else 400, form=form)
-    submission, status = _store(user, benchmark, form)
+    try:
+        submission, status = store_run(user, benchmark, form)
+    except StorageUnavailable:
+        return Outcome(503, form=form, refusal=STORE_DOWN)
     return Outcome(status, form=form, submission=submission)
 
 
@@ -100,11 +107,19 @@ def _content_length(request: HttpRequest) -> int:
         return 0
 
 
-def _store(user, benchmark: Benchmark, form: SubmissionForm) -> tuple[Submission | None, int]:
+def store_run(
+    user, benchmark: Benchmark, form: SubmissionForm, stored_name: str = ""
+) -> tuple[Submission | None, int]:
     """Store and queue the run; or add an error and give the status code to answer with.
 
+    ``stored_name``: the file is already in the storage under that name (a presigned
+    upload, checked from the bucket), so only the row is written.
+
     The user's row is locked while counting, so two concurrent uploads cannot both take
-    the last slot of the day.
+    the last slot of the day. The file is stored (in the bucket, or under MEDIA_ROOT)
+    inside the transaction: if the store does not answer, ``StorageUnavailable`` and no
+    row; if anything fails after it was stored, the stored file is deleted again, so
+    nothing is left half-stored.
     """
     upload = form.cleaned_data["file"]
     sha256, size = sha256_of(upload.chunks())
@@ -131,10 +146,17 @@ def _store(user, benchmark: Benchmark, form: SubmissionForm) -> tuple[Submission
             sha256=sha256,
             original_name=keep_name(upload.name or ""),
         )
-        # submission_path makes the stored name short and safe from this one
-        submission.file.save(_gz_suffixed(upload), upload, save=False)
-        submission.save()
-        queue_scoring(submission)
+        try:
+            if stored_name:
+                submission.file.name = stored_name
+            else:  # submission_path makes the stored name short and safe from this one
+                save(submission.file, _gz_suffixed(upload), upload)
+            submission.save()
+            queue_scoring(submission)
+        except BaseException:
+            if not stored_name:  # no orphan file; a presigned upload's object stays
+                discard(submission.file.storage, submission.file.name)  # (confirm again)
+            raise
     return submission, 201
 
 

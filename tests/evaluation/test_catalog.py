@@ -209,3 +209,20 @@ def test_cli_takes_both_syntaxes_and_prints_trec_eval_names(capsys):
     out, err = capsys.readouterr()
     assert code == 1 and out == ""
     assert "illegal measure 'ndcg10'; did you mean nDCG@10" in err
+
+
+def test_every_stored_measure_has_a_reader_group():
+    # Issue 13: the pages' measure menus are grouped from the catalog, not by hand.
+    from evaluation.measures.catalog import GROUPS, stored_measures
+
+    entries = stored_measures()
+    assert {entry.group for entry in entries} == set(GROUPS)
+    for entry in entries:
+        assert (entry.group == "counts") == entry.is_count, entry.column
+    groups = {entry.column: entry.group for entry in entries}
+    assert groups["P_10"] == groups["Rprec"] == "precision"
+    assert groups["recall_100"] == "recall"
+    assert groups["map"] == groups["recip_rank"] == groups["bpref"] == "rank-based"
+    assert groups["ndcg_cut_10"] == groups["ndcg"] == "graded"
+    assert groups["judged_10"] == "judged"
+    assert groups["num_rel_ret"] == groups["num_q"] == "counts"

@@ -26,7 +26,6 @@ import redis
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
-from leaderboard.celery import app
 from leaderboard.models import ApiToken, Comparison, Result, Submission
 from leaderboard.pipeline import tasks
 from tests.faults.services import PostgresCluster, RedisServer, answers, wait_until
@@ -36,6 +35,9 @@ from tests.leaderboard.workers import (
     broker_or_skip,
     celery_on,
     free_port,
+    purge,
+    queue_settings,
+    queues_of,
     results_locked,
     scored_lines,
     waiting_on_a_lock,
@@ -54,13 +56,12 @@ def queue():
     name = f"faults-{uuid.uuid4().hex[:8]}"
     with celery_on(broker, name):
         yield name
-        with app.connection_for_write() as conn:
-            conn.default_channel.queue_purge(name)
+        purge(name)
     # Messages of SIGKILLed workers wait in Redis's "unacked" hash to be restored to this
     # queue after their visibility timeout; nobody will consume them: drop them.
     client = redis.Redis.from_url(broker)
     for tag, entry in client.hgetall("unacked").items():
-        if json.loads(entry)[-1] == name:
+        if json.loads(entry)[-1] in queues_of(name):
             client.hdel("unacked", tag)
             client.zrem("unacked_index", tag)
 
@@ -340,7 +341,7 @@ def test_postgres_restarted_while_a_run_is_scored_the_run_ends_scored(
             **os.environ,
             "DATABASE_URL": url,
             "MEDIA_ROOT": settings.MEDIA_ROOT,
-            "CELERY_QUEUE": queue,
+            **queue_settings(queue),
         }
         started = time.monotonic()
         migrate = subprocess.run(

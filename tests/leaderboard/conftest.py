@@ -11,6 +11,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from tests.leaderboard.browsers import browser  # noqa: F401 (the Chromium fixture)
+from tests.leaderboard.buckets import bucket, s3_server  # noqa: F401 (a real S3 endpoint)
+from tests.leaderboard.workers import queue  # noqa: F401 (a test's own Celery queues)
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 

@@ -141,3 +141,15 @@ def test_api_tokens_are_for_superusers_only_and_never_shown_raw(
     listing = client.get("/admin/leaderboard/apitoken/")
     assert listing.status_code == 200 and "laptop" in listing.content.decode()
     assert raw not in listing.content.decode()
+
+
+def test_an_organizer_writes_rules_and_data_in_markdown(client, organizer):
+    # Issue 13: the rules and the data description are the organizer's, in the admin.
+    client.force_login(organizer)
+    page = client.get("/admin/leaderboard/benchmark/add/").content.decode()
+    assert 'name="rules"' in page and 'name="data_description"' in page
+    data = benchmark_form(rules="# One run a day", data_description="- **4** needs")
+    assert client.post("/admin/leaderboard/benchmark/add/", data).status_code == 302
+    benchmark = Benchmark.objects.get(slug="robust")
+    assert benchmark.rules == "# One run a day"
+    assert benchmark.data_description == "- **4** needs"

@@ -65,7 +65,18 @@ def test_the_tokens_page_shows_a_new_token_once_and_revokes_it(client, library, 
     token.refresh_from_db()
     assert token.last_used is not None
 
-    assert client.post("/accounts/tokens/", {"revoke": str(token.pk)}).status_code == 302
+    # Revoking asks first, on a page that needs no JavaScript; only its POST revokes.
+    revoke = f"/accounts/tokens/{token.pk}/revoke/"
+    assert f'href="{revoke}"' in page
+    confirm = client.get(revoke)
+    assert confirm.status_code == 200 and "Revoke the token “laptop”?" in confirm.content.decode()
+    assert "no-store" in confirm["Cache-Control"]
+    assert ApiToken.objects.exists()
+    assert client.post("/accounts/tokens/", {"revoke": str(token.pk)}).status_code == 400
+    assert ApiToken.objects.exists()  # the list's POST no longer revokes unasked
+    done = client.post(revoke, follow=True)
+    assert done.redirect_chain == [("/accounts/tokens/", 302)]
+    assert "Token “laptop” revoked" in done.content.decode()
     assert not ApiToken.objects.exists()
     error_of(client.get("/api/benchmarks/", headers=headers), 401)
 
@@ -73,10 +84,15 @@ def test_the_tokens_page_shows_a_new_token_once_and_revokes_it(client, library, 
 def test_tokens_page_refuses_empty_names_and_others_tokens(client, participant, other_participant):
     client.force_login(participant)
     assert client.post("/accounts/tokens/", {"name": "  "}).status_code == 400
-    assert client.post("/accounts/tokens/", {"revoke": "not-a-number"}).status_code == 302
+    assert client.get("/accounts/tokens/not-a-number/revoke/").status_code == 404
     theirs, _ = ApiToken.issue(other_participant, "bob's")
-    client.post("/accounts/tokens/", {"revoke": str(theirs.pk)})
+    assert client.get(f"/accounts/tokens/{theirs.pk}/revoke/").status_code == 404
+    assert client.post(f"/accounts/tokens/{theirs.pk}/revoke/").status_code == 404
     assert ApiToken.objects.filter(pk=theirs.pk).exists()
+    client.logout()
+    assert client.post(f"/accounts/tokens/{theirs.pk}/revoke/").status_code == 302  # log in
+    assert ApiToken.objects.filter(pk=theirs.pk).exists()
+    client.force_login(participant)
     for _ in range(tokens.MAX_TOKENS):
         ApiToken.issue(participant, "many")
     assert client.post("/accounts/tokens/", {"name": "one more"}).status_code == 400

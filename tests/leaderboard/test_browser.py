@@ -83,7 +83,7 @@ def test_reader_path(transactional_db, live_server, library, browser, viewport):
     page.get_by_role("button", name="Compare").click()
     page.wait_for_url(re.compile(r"/compare/\d+/\d+/$"))
     assert page.locator("h1").inner_text().replace("\n", " ") == "system-A vs system-B"
-    assert page.locator("svg.plot").count() == 3
+    assert page.locator("svg.plot").count() == 4  # bars, scatter, a need, 11-point
     assert page.locator("table.tests tbody tr").count() == 3
     page.screenshot(path=str(ARTIFACTS / f"compare-{size}.png"), full_page=True)
 

@@ -99,7 +99,7 @@ def test_every_page_family_works_under_the_policy(
     assert table.locator("thead th[aria-sort=descending]").count() == 1
     visit.check()
     visit.open(f"/benchmarks/library/compare/{a.pk}/{b.pk}/")
-    assert page.locator("svg.plot").count() == 3
+    assert page.locator("svg.plot").count() == 4  # bars, scatter, a need, 11-point
     visit.open("/benchmarks/library/significance/")
     visit.open("/accounts/signup/")
     visit.open("/accounts/password_reset/")

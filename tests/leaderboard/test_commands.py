@@ -64,3 +64,27 @@ def test_score_pending_and_rescore(demo, django_capture_on_commit_callbacks):
     assert out.getvalue().splitlines()[-1] == "2 queued runs processed"
     with pytest.raises(CommandError):
         call_command("rescore", "nope")
+
+
+def test_load_demo_prints_one_line_per_benchmark_and_no_warning(
+    db, django_capture_on_commit_callbacks, capfd, caplog
+):
+    # Issue 13: the engine's FewNeedsWarning came out as "comparing.py:99: FewNeedsWarning
+    # ... rows = compare_one_against_many(", which reads like a traceback.
+    import warnings
+
+    out, err = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("load_demo", stdout=out, stderr=err)
+    assert [str(w.message) for w in caught] == []
+    assert [r.getMessage() for r in caplog.records if r.levelno >= 30] == []
+    printed = capfd.readouterr()
+    assert printed.err == "" and err.getvalue() == ""
+    lines = out.getvalue().splitlines()
+    assert [line.split(":")[0] for line in lines] == ["library", "library-facts"]
+    assert all("4 needs, 2 scored runs" in line for line in lines)
+    assert "cannot reach p < 0.05" in lines[0]  # the few-needs fact, said once in words
+    for text in (out.getvalue(), printed.out):
+        assert "Warning" not in text and ".py:" not in text and "Traceback" not in text

@@ -281,7 +281,7 @@ def _ranks(html: str) -> dict[str, str]:
     return dict(
         (name, rank)
         for rank, name in re.findall(
-            r'<tr[^>]*><td class="num">([^<]+)</td><th scope="row"><a href="/submissions/\d+/">'
+            r'<tr[^>]*><td class="num rank">([^<]+)</td><th scope="row"><a href="/submissions/\d+/">'
             r"([^<]+)</a>",
             html,
         )
@@ -365,7 +365,7 @@ def test_a_benchmark_ranked_by_ndcg_then_rr_end_to_end(
     assert "pending" not in html
     tied = html.split('class="tied-summary"')[1].split("</p>")[0]
     assert "run-c" in tied  # identical per-need RR@10: p = 1, tied with #1
-    assert 'class="tied"><td class="num">1</td><th scope="row"><a href="/submissions/' in html
+    assert 'class="tied"><td class="num rank">1</td><th scope="row"><a href="/submissions/' in html
     significance = client.get(reverse("significance", args=["msmarco"])).content.decode()
     assert "MRR@10" in significance and "not tested yet" not in significance
     compare = client.get(compare_url, {"measure": "recip_rank_cut_10"}).content.decode()

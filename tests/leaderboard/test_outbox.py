@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from leaderboard.models import ApiToken, Submission
 from leaderboard.pipeline import tasks
-from tests.leaderboard.workers import broker_or_skip, celery_on, free_port
+from tests.leaderboard.workers import broker_or_skip, celery_on, free_port, queues_of
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
@@ -77,10 +77,10 @@ def test_uploads_while_the_broker_is_down_are_stored_then_sent_by_the_outbox(
         assert tasks.send_unsent() == 2
         assert tasks.send_unsent() == 0  # sent once
         client_redis = redis.Redis.from_url(broker)
-        try:
-            assert client_redis.llen(queue) == 2
+        try:  # on the scoring queue
+            assert client_redis.llen(f"{queue}.score") == 2
         finally:
-            client_redis.delete(queue)
+            client_redis.delete(*queues_of(queue))
     assert all(r.sent_at is not None and not r.waiting_for_queue for r in runs.all())
 
 
@@ -91,7 +91,7 @@ def test_an_upload_the_broker_takes_is_marked_sent(client, library, participant)
     client.force_login(participant)
     with celery_on(broker, queue):
         page = upload_form(client, "sent-run")
-    redis.Redis.from_url(broker).delete(queue)
+    redis.Redis.from_url(broker).delete(*queues_of(queue))
     assert "Waiting for a worker" in page.content.decode()
     assert "Your run is stored" not in page.content.decode()
     run = Submission.objects.get()

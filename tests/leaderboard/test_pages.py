@@ -28,7 +28,7 @@ def run_names(html: str) -> list[str]:
 
 def ranks(html: str) -> list[str]:
     body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    return re.findall(r'<tr[^>]*>\s*<td class="num">([^<]+)</td>', body)
+    return re.findall(r'<tr[^>]*>\s*<td class="num rank">([^<]+)</td>', body)
 
 
 def test_competition_ranks_share_equal_values_and_skip():
@@ -68,9 +68,25 @@ def test_leaderboard_by_another_measure(client, library):
     assert 'aria-sort="descending"><a href="?measure=P_5"' in html
     # recip_rank: A 1, 1, 1, 0 -> 0.75; B 1, 1, 1, 1 -> 1
     html = client.get(
-        reverse("leaderboard", args=["library"]), {"measure": "num_rel_ret"}
+        reverse("leaderboard", args=["library"]), {"measure": "recip_rank"}
     ).content.decode()
-    assert run_names(html) == ["system-A", "system-B"]  # A retrieves 18 relevant, B 17
+    assert run_names(html) == ["system-B", "system-A"]
+
+
+def test_a_count_measure_is_not_a_ranking(client, library):
+    # Issue 13: num_rel_ret (A retrieves more relevant books) is a count, not a score.
+    for url in (
+        reverse("leaderboard", args=["library"]),
+        reverse("leaderboard_export", args=["library", "csv"]),
+        reverse("leaderboard_export", args=["library", "json"]),
+    ):
+        for name in ("num_rel_ret", "NumRet", "num_q"):
+            response = client.get(url, {"measure": name})
+            assert response.status_code == 400, (url, name)
+            assert "is a count" in response.content.decode()
+    # The API answers the same question the same way (its JSON 400), never a 500.
+    response = client.get(reverse("api_benchmark", args=["library"]), {"measure": "num_ret"})
+    assert response.status_code == 400 and "is a count" in response.json()["error"]
 
 
 def test_unknown_measure_is_a_problem_page_naming_close_matches(client, library):

@@ -66,9 +66,12 @@ def test_comparison_p_values_equal_scipys(client, library, stored):
     assert "1 / 0 / 3" in html
     assert "Paired t-test" in html and "Wilcoxon signed-rank test" in html
     assert "Randomization test" in html
-    # The plots: bars, scatter, both 11-point curves; each an accessible SVG.
-    assert html.count('<svg class="plot"') == 3
-    assert html.count('role="img"') == 3
+    # The plots: bars, scatter, the need the runs differ most on (russian-novels, 0 vs 1),
+    # both 11-point curves; each an accessible SVG.
+    assert html.count('<svg class="plot"') == 4
+    assert html.count('role="img"') == 2  # the bars and dots link needs: role="group"
+    assert html.count('role="group" aria-labelledby') == 2
+    assert "Precision-recall for need russian-novels" in html
     assert "<title" in html
 
 
@@ -162,3 +165,14 @@ def test_significance_matrix(client, library, demo_user):
     html = client.get(url, {"correction": "bonferroni!", "measure": "P_77"}).content.decode()
     assert "Unknown correction" in html and "All pairs are tested on" in html
     assert a_frame is frame
+
+
+def test_significance_matrix_tooltips_name_both_runs(client, library):
+    # Issue 13: the cells' titles read "system-B vs " (the column run was missing).
+    html = client.get(reverse("significance", args=["library"])).content.decode()
+    titles = re.findall(r'<td class="[a-z]+"><a href="[^"]+" title="([^"]+)"', html)
+    assert sorted(t.split(":")[0] for t in titles) == [
+        "system-A vs system-B",
+        "system-B vs system-A",
+    ]
+    assert all(re.search(r": p = (\d\.\d{4}|< 0\.0001)$", t) for t in titles), titles

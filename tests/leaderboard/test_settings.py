@@ -79,7 +79,7 @@ def test_production_without_secret_key_refuses_to_start():
 
 def test_every_environment_variable_is_in_env_example():
     source = (ROOT / "leaderboard" / "settings.py").read_text()
-    read = set(re.findall(r'env_(?:str|bool|int|list)\("([A-Z_]+)"', source))
+    read = set(re.findall(r'(?:env_(?:str|bool|int|list)|queue_name)\("([A-Z_]+)"', source))
     listed = set(re.findall(r"^([A-Z_]+)=", (ROOT / ".env.example").read_text(), re.M))
     assert read, "no settings found"
     assert read <= listed, f"missing from .env.example: {sorted(read - listed)}"
@@ -118,13 +118,37 @@ def test_docker_compose_describes_the_production_path():
     assert worker["command"][:4] == ["celery", "-A", "leaderboard", "worker"]
     for name in ("web", "worker"):
         service = services[name]
-        assert "media:/data/media" in service["volumes"]
         assert service["env_file"] == ".env"
         assert service["environment"]["CELERY_BROKER_URL"].startswith("redis://redis")
         assert service["environment"]["DATABASE_URL"].startswith("postgres://")
         assert service["depends_on"]["postgres"]["condition"] == "service_healthy"
     assert "ports" not in worker, "workers scale with --scale worker=N, so no fixed ports"
-    assert {"pgdata", "media"} <= set(compose["volumes"])
+    assert "pgdata" in compose["volumes"]
+
+
+def test_docker_compose_shares_files_through_minio_not_a_volume():
+    """Web and workers may run on different hosts: files go through MinIO's bucket."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    minio = services["minio"]
+    assert minio["image"].startswith("minio/minio")
+    assert minio["command"][:2] == ["server", "/data"]
+    assert "miniodata:/data" in minio["volumes"] and "miniodata" in compose["volumes"]
+    assert "healthcheck" in minio
+    bucket = services["bucket"]  # the one-shot that creates the bucket at start-up
+    assert bucket["image"].startswith("minio/mc")
+    assert bucket["depends_on"]["minio"]["condition"] == "service_healthy"
+    assert "mc mb --ignore-existing" in " ".join(bucket["command"])
+    assert bucket["restart"] == "no"
+    for name in ("web", "worker", "beat"):
+        service = services[name]
+        assert not service.get("volumes"), f"{name} shares no media volume"
+        env = service["environment"]
+        assert "MEDIA_ROOT" not in env
+        assert env["AWS_STORAGE_BUCKET_NAME"] and env["AWS_S3_ENDPOINT_URL"] == "http://minio:9000"
+        assert env["AWS_ACCESS_KEY_ID"] and env["AWS_SECRET_ACCESS_KEY"]
+        assert service["depends_on"]["bucket"]["condition"] == "service_completed_successfully"
+    assert "media" not in compose["volumes"]
 
 
 def test_celery_beat_runs_the_sweep_every_few_minutes(settings):
@@ -201,9 +225,100 @@ def test_the_soft_time_limit_comes_before_the_hard_one(limit, soft):
         ({"LEASE_SECONDS": "1"}, "LEASE_SECONDS must be at least 3 seconds, got 1"),
         ({"OUTBOX_INTERVAL_SECONDS": "0"}, "OUTBOX_INTERVAL_SECONDS must be at least 1, got 0"),
         ({"MAX_SCORING_ATTEMPTS": "0"}, "MAX_SCORING_ATTEMPTS must be at least 1, got 0"),
+        (
+            {"CELERY_SCORE_QUEUE": "jobs", "CELERY_COMPARE_QUEUE": "jobs"},
+            "CELERY_SCORE_QUEUE and CELERY_COMPARE_QUEUE must differ (both 'jobs')",
+        ),
+        (
+            {"CELERY_COMPARE_QUEUE": "a,b"},
+            "CELERY_COMPARE_QUEUE must be a queue name of letters, digits and . _ : - "
+            "(at most 100), got 'a,b'",
+        ),
     ],
 )
 def test_bad_time_settings_refuse_to_start_with_a_clear_message(env, message):
     result = celery_limits(**env)
+    assert result.returncode != 0
+    assert f"ImproperlyConfigured: {message}" in result.stderr
+
+
+def test_docker_compose_scales_workers_and_checks_health():
+    """``--scale worker=N`` works (no fixed name or port on any worker); dedicated
+    workers consume the score or the compare queue; web's healthcheck asks /health/,
+    each worker's pings that worker."""
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert "/health/" in " ".join(services["web"]["healthcheck"]["test"])
+    for name in ("worker", "score-worker", "compare-worker"):
+        worker = services[name]
+        assert "container_name" not in worker and "ports" not in worker, name
+        assert "inspect ping -d celery@$$HOSTNAME" in worker["healthcheck"]["test"][-1]
+    assert "-Q" not in services["worker"]["command"]  # every queue
+    assert "-Q ${CELERY_SCORE_QUEUE:-score}," in services["score-worker"]["command"]
+    assert "-Q ${CELERY_COMPARE_QUEUE:-compare}," in services["compare-worker"]["command"]
+    assert services["score-worker"]["profiles"] == ["queues"]
+
+
+# --- Object storage (issue #15) --------------------------------------------------------
+
+
+def storage_settings(**env: str) -> subprocess.CompletedProcess:
+    """Import the settings in a fresh process with ``env``; print the default storage."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='leaderboard.settings';"
+            " django.setup(); from django.core.files.storage import storages;"
+            " s = storages['default']; print(type(s).__name__,"
+            " getattr(s, 'bucket_name', '-'), getattr(s, 'endpoint_url', '-'))",
+        ],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_without_a_bucket_files_stay_under_media_root():
+    result = storage_settings()
+    assert result.stdout.split() == ["FileSystemStorage", "-", "-"], result.stderr
+
+
+def test_with_a_bucket_files_go_to_s3_through_django_storages():
+    result = storage_settings(
+        AWS_STORAGE_BUCKET_NAME="runs.example-org",
+        AWS_S3_ENDPOINT_URL="http://minio:9000",
+        AWS_ACCESS_KEY_ID="key",
+        AWS_SECRET_ACCESS_KEY="secret",
+    )
+    assert result.stdout.split() == ["S3Storage", "runs.example-org", "http://minio:9000"], (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"AWS_STORAGE_BUCKET_NAME": "Runs_Bucket"},
+            "AWS_STORAGE_BUCKET_NAME must be an S3 bucket name",
+        ),
+        (
+            {"AWS_STORAGE_BUCKET_NAME": "runs", "AWS_S3_ENDPOINT_URL": "minio:9000"},
+            "AWS_S3_ENDPOINT_URL must be an http(s) URL such as http://minio:9000, got 'minio:9000'",
+        ),
+        (
+            {"AWS_STORAGE_BUCKET_NAME": "runs", "AWS_ACCESS_KEY_ID": "key"},
+            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together",
+        ),
+        ({"STORAGE_TIMEOUT_SECONDS": "0"}, "STORAGE_TIMEOUT_SECONDS must be at least 1 seconds"),
+        ({"PRESIGNED_UPLOAD_SECONDS": "10"}, "PRESIGNED_UPLOAD_SECONDS must be at least 60"),
+        ({"PRESIGNED_ENDPOINT_URL": "localhost:9000"}, "PRESIGNED_ENDPOINT_URL must be an http(s)"),
+    ],
+)
+def test_bad_storage_settings_refuse_to_start_with_a_clear_message(env, message):
+    result = storage_settings(**env)
     assert result.returncode != 0
     assert f"ImproperlyConfigured: {message}" in result.stderr

@@ -23,6 +23,8 @@ from leaderboard.pipeline.loading import load_judgments
 from tests.leaderboard.workers import (
     Worker,
     broker_or_skip,
+    purge,
+    queue_settings,
     results_locked,
     scored_lines,
     wait_for,
@@ -42,9 +44,11 @@ def queue(settings):
     previous = app.conf.task_default_queue, app.conf.task_always_eager
     app.conf.task_default_queue = name
     app.conf.task_always_eager = False
+    routes = queue_settings(name)
+    settings.CELERY_SCORE_QUEUE = routes["CELERY_SCORE_QUEUE"]
+    settings.CELERY_COMPARE_QUEUE = routes["CELERY_COMPARE_QUEUE"]
     yield name
-    with app.connection_for_write() as connection:
-        connection.default_channel.queue_purge(name)
+    purge(name)
     app.conf.task_default_queue, app.conf.task_always_eager = previous
 
 

@@ -1,5 +1,9 @@
 """Start and stop real Celery worker processes for tests (not eager mode); point this
-process's Celery app at a broker; hold a worker mid-scoring with a table lock."""
+process's Celery app at a broker; hold a worker mid-scoring with a table lock.
+
+A test's queue ``name`` is three queues on the broker (``queues_of``): ``name`` (the
+default queue: beat's jobs), ``name.score`` and ``name.compare``; a worker consumes all
+three unless told otherwise, as ``make worker`` does."""
 
 from __future__ import annotations
 
@@ -11,12 +15,14 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import kombu.pools
 import pytest
 from django.conf import settings
 from django.db import connection, transaction
+from django.test import override_settings
 
 from leaderboard.celery import app
 from leaderboard.models import Result
@@ -64,7 +70,30 @@ def database_url() -> str:
     return f"postgres://{user}:{db['PASSWORD']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
+def queue_settings(queue: str) -> dict[str, str]:
+    """The queue settings of a test's queue ``queue``: its default, score and compare queues."""
+    return {
+        "CELERY_QUEUE": queue,
+        "CELERY_SCORE_QUEUE": f"{queue}.score",
+        "CELERY_COMPARE_QUEUE": f"{queue}.compare",
+    }
+
+
+def queues_of(queue: str) -> list[str]:
+    return list(queue_settings(queue).values())
+
+
+def purge(queue: str) -> None:
+    """Empty a test's three queues."""
+    with app.connection_for_write() as conn:
+        for name in queues_of(queue):
+            conn.default_channel.queue_purge(name)
+
+
 class Worker:
+    """A worker process on the test database, consuming ``queue``'s three queues (or
+    only those named in ``consume``, e.g. ``[f"{queue}.score"]``)."""
+
     def __init__(
         self,
         queue: str,
@@ -72,13 +101,14 @@ class Worker:
         log_path: Path,
         extra_env: dict | None = None,
         extra_args: list[str] | None = None,
+        consume: list[str] | None = None,
     ):
         env = {
             **os.environ,
             "DATABASE_URL": database_url(),
             "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
             "CELERY_RESULT_BACKEND": settings.CELERY_BROKER_URL,
-            "CELERY_QUEUE": queue,
+            **queue_settings(queue),
             "MEDIA_ROOT": media_root,
             "CONN_MAX_AGE": "0",
             **(extra_env or {}),
@@ -100,7 +130,7 @@ class Worker:
                 "--without-mingle",
                 "--without-heartbeat",
                 "-Q",
-                queue,
+                ",".join(consume or queues_of(queue)),
                 *(extra_args or []),
             ],
             cwd=ROOT,
@@ -154,7 +184,8 @@ def wait_for(predicate, timeout: float, interval: float = 0.05, what: str = "con
 @contextlib.contextmanager
 def celery_on(url: str, queue: str):
     """Point this process's Celery app (the web side) at the broker ``url``, tasks sent
-    for real (not eager), on fresh connections; everything restored afterwards."""
+    for real (not eager) to ``queue``'s three queues, on fresh connections; everything
+    restored afterwards."""
     conf = app.conf  # broker_url gives way to $CELERY_BROKER_URL; the write URL does not
     saved = conf.broker_write_url, conf.task_default_queue, conf.task_always_eager
 
@@ -165,8 +196,10 @@ def celery_on(url: str, queue: str):
 
     fresh_connections()
     conf.broker_write_url, conf.task_default_queue, conf.task_always_eager = url, queue, False
+    routes = {k: v for k, v in queue_settings(queue).items() if k != "CELERY_QUEUE"}
     try:
-        yield
+        with override_settings(**routes):
+            yield
     finally:
         fresh_connections()
         conf.broker_write_url, conf.task_default_queue, conf.task_always_eager = saved
@@ -216,3 +249,14 @@ def scored_lines(*workers: Worker) -> list[str]:
         for line in worker.log_path.read_text().splitlines()
         if "score_submission" in line and "succeeded" in line and "'scored'" in line
     ]
+
+
+@pytest.fixture
+def queue():
+    """A test's own queues on the test Redis (``celery_on``), emptied afterwards; skipped
+    (failed under REQUIRE_REAL_SERVICES) without a broker. Imported by conftest.py."""
+    broker = broker_or_skip()
+    name = f"test-{uuid.uuid4().hex[:8]}"
+    with celery_on(broker, name):
+        yield name
+        purge(name)
