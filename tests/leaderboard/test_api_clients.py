@@ -113,7 +113,7 @@ include-operation-id = [
     "getBenchmark", "compareRuns", "getSignificanceMatrix",
     "exportLeaderboardCsv", "exportLeaderboardJson",
     "editSubmission", "withdrawSubmission", "hideSubmission", "unhideSubmission",
-    "startUpload", "confirmUpload",
+    "confirmUpload",
 ]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
 
@@ -123,6 +123,7 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403",
 [[operations]]
 include-operation-id = ["startUpload"]
 checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "501"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "413", "429", "501"]
 
 [parameters]
 "path.slug" = {{ dictionary = "slugs", probability = 0.8 }}
