@@ -10,7 +10,8 @@
   ``ScoredDoc``s) and sends it as gzipped TREC text.
 - **Straight to the bucket when the site has one.** ``submit`` first asks for a presigned
   upload (``POST /api/benchmarks/<slug>/uploads/``), PUTs the bytes there and confirms;
-  a 501 (files on the site's disk) falls back to the multipart submit.
+  a 501 (files on the site's disk), or a site without that route, falls back to the
+  multipart submit (which answers a 404 for an unknown benchmark itself).
 - **Safe to retry.** Each ``submit`` call makes one ``Idempotency-Key`` and sends it again
   on its retries (a connection error, a 502/503/504, a 409 "still being answered"), so
   a lost answer never makes a second run.
@@ -150,7 +151,7 @@ class Client:
                 json={"file_name": file_name, "size": len(data), **fields},
             )
         except ApiError as error:
-            if error.status == 501:
+            if error.status in (404, 405, 501):  # no bucket here, or a site without the route
                 return None
             raise
         self._retrying(

@@ -239,39 +239,6 @@ class RunDetailsSerializer(serializers.Serializer):
     )
 
 
-class PresignedRequestSerializer(serializers.Serializer):
-    """A presigned upload asked for: the file's name and exact size in bytes."""
-
-    file_name = serializers.CharField(max_length=255, help_text="The run file's name.")
-    size = serializers.IntegerField(
-        min_value=1,
-        help_text="The exact number of bytes that will be PUT (the signature covers it).",
-    )
-    run_name = serializers.RegexField(
-        r"^[A-Za-z0-9._-]{1,40}$",
-        required=False,
-        help_text="Defaults to the run's tag; unique on the benchmark.",
-    )
-    description = serializers.CharField(required=False, allow_blank=True)
-
-
-class PresignedUploadSerializer(serializers.Serializer):
-    """Where to PUT the file, then what to confirm."""
-
-    token = serializers.CharField(help_text="Confirm with this once the file is PUT.")
-    url = serializers.URLField(help_text="The presigned URL: send the file's bytes there.")
-    method = serializers.CharField(help_text="Always `PUT`.")
-    headers = serializers.DictField(
-        child=serializers.CharField(), help_text="Send these headers with the PUT."
-    )
-    expires = serializers.DateTimeField(help_text="The URL and the upload expire then.")
-    confirm_url = serializers.SerializerMethodField()
-
-    @extend_schema_field(OpenApiTypes.URI)
-    def get_confirm_url(self, upload) -> str:
-        return absolute(self.context["request"], "api_upload_confirm", upload.token)
-
-
 class SubmissionFilterSerializer(serializers.Serializer):
     """The run list's query string."""
 

@@ -9,12 +9,16 @@ bucket (``leaderboard/uploads/presigned.py`` does the work).
    answered as a submit answers it (201 and ``Location``; again the same run for a
    confirmation sent twice). Every refusal keeps ``UploadRefused``'s status: 409 while
    nothing was PUT yet, 410 once expired, 400/413/429 for what the form refuses.
+
+Their serializers live here (as the comparisons' do in ``compare``).
 """
 
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -24,8 +28,42 @@ from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
+from leaderboard.api.serializers import absolute
 from leaderboard.pages.shortcuts import visible_benchmark
 from leaderboard.uploads import presigned
+
+
+class PresignedRequestSerializer(serializers.Serializer):
+    """A presigned upload asked for: the file's name and exact size in bytes."""
+
+    file_name = serializers.CharField(max_length=255, help_text="The run file's name.")
+    size = serializers.IntegerField(
+        min_value=1,
+        help_text="The exact number of bytes that will be PUT (the signature covers it).",
+    )
+    run_name = serializers.RegexField(
+        r"^[A-Za-z0-9._-]{1,40}$",
+        required=False,
+        help_text="Defaults to the run's tag; unique on the benchmark.",
+    )
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class PresignedUploadSerializer(serializers.Serializer):
+    """Where to PUT the file, then what to confirm."""
+
+    token = serializers.CharField(help_text="Confirm with this once the file is PUT.")
+    url = serializers.URLField(help_text="The presigned URL: send the file's bytes there.")
+    method = serializers.CharField(help_text="Always `PUT`.")
+    headers = serializers.DictField(
+        child=serializers.CharField(), help_text="Send these headers with the PUT."
+    )
+    expires = serializers.DateTimeField(help_text="The URL and the upload expire then.")
+    confirm_url = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_confirm_url(self, upload) -> str:
+        return absolute(self.context["request"], "api_upload_confirm", upload.token)
 
 
 def refused(error: presigned.UploadRefused) -> ApiError:
@@ -35,7 +73,7 @@ def refused(error: presigned.UploadRefused) -> ApiError:
 class StartUpload(ApiView):
     permission_classes = [IsAuthenticated]
     parser_classes = [JSONParser]
-    serializer_class = s.PresignedRequestSerializer
+    serializer_class = PresignedRequestSerializer
 
     @extend_schema(
         operation_id="startUpload",
@@ -43,21 +81,21 @@ class StartUpload(ApiView):
         description="PUT the file's bytes to `url` with `headers` before `expires`, then "
         "POST to `confirm_url`. 501 when the site keeps files on its own disk: submit the "
         "file to `/api/benchmarks/<slug>/submissions/` then.",
-        request=s.PresignedRequestSerializer,
+        request=PresignedRequestSerializer,
         responses={
-            201: s.PresignedUploadSerializer,
+            201: PresignedUploadSerializer,
             **errors(400, 401, 403, 404, 413, 415, 429, 501, 503),
         },
     )
     def post(self, request: Request, slug: str) -> Response:
         benchmark = visible_benchmark(request, slug)
-        body = s.PresignedRequestSerializer(data=request.data)
+        body = PresignedRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
             upload = presigned.start_upload(request.user, benchmark, **body.validated_data)
         except presigned.UploadRefused as error:
             raise refused(error) from error
-        data = s.PresignedUploadSerializer(upload, context={"request": request}).data
+        data = PresignedUploadSerializer(upload, context={"request": request}).data
         return Response(data, status=201)
 
 
