@@ -92,6 +92,7 @@ class Client:
         self.url = url.rstrip("/")
         self.token = token
         self.retries, self.backoff = retries, backoff
+        self._direct = True  # until the site says it has no presigned uploads
         self._http = httpx.Client(
             base_url=self.url, timeout=timeout, transport=transport, follow_redirects=True
         )
@@ -144,6 +145,8 @@ class Client:
         return self.wait(created["id"], poll, timeout, progress) if wait else created
 
     def _presigned(self, benchmark, data, file_name, fields, key, progress) -> dict | None:
+        if not self._direct:
+            return None
         try:
             upload = self._json(
                 "POST",
@@ -152,6 +155,7 @@ class Client:
             )
         except ApiError as error:
             if error.status in (404, 405, 501):  # no bucket here, or a site without the route
+                self._direct = error.status == 404  # a 404 may be the benchmark's alone
                 return None
             raise
         self._retrying(

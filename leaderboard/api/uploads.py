@@ -30,7 +30,7 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import absolute
 from leaderboard.pages.shortcuts import visible_benchmark
-from leaderboard.uploads import presigned
+from leaderboard.uploads.presigned import UploadRefused, confirm_upload, start_upload
 
 
 class PresignedRequestSerializer(serializers.Serializer):
@@ -66,7 +66,7 @@ class PresignedUploadSerializer(serializers.Serializer):
         return absolute(self.context["request"], "api_upload_confirm", upload.token)
 
 
-def refused(error: presigned.UploadRefused) -> ApiError:
+def refused(error: UploadRefused) -> ApiError:
     return ApiError(error.status, error.messages[0], {"non_field": error.messages})
 
 
@@ -92,8 +92,8 @@ class StartUpload(ApiView):
         body = PresignedRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            upload = presigned.start_upload(request.user, benchmark, **body.validated_data)
-        except presigned.UploadRefused as error:
+            upload = start_upload(request.user, benchmark, **body.validated_data)
+        except UploadRefused as error:
             raise refused(error) from error
         data = PresignedUploadSerializer(upload, context={"request": request}).data
         return Response(data, status=201)
@@ -116,8 +116,8 @@ class ConfirmUpload(ApiView):
     )
     def post(self, request: Request, token: str) -> Response:
         try:
-            run = presigned.confirm_upload(request.user, token)
-        except presigned.UploadRefused as error:
+            run = confirm_upload(request.user, token)
+        except UploadRefused as error:
             raise refused(error) from error
         data = s.SubmissionSerializer(run, context={"request": request, "results": {}}).data
         location = reverse("api_submission", args=[run.pk])

@@ -26,9 +26,11 @@ def test_importing_rrl_does_not_import_httpx():
 
 def test_a_submit_retried_after_a_lost_answer_sends_the_same_key_and_new_calls_new_ones():
     keys: list[str] = []
+    asked_for_uploads: list[int] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/uploads/"):
+            asked_for_uploads.append(1)
             return httpx.Response(501, json={"error": "post the file", "details": {}})
         keys.append(request.headers["Idempotency-Key"])
         assert request.headers["Authorization"] == "Bearer rrl_t"
@@ -45,6 +47,7 @@ def test_a_submit_retried_after_a_lost_answer_sends_the_same_key_and_new_calls_n
     assert len(keys) == 3 and len(set(keys)) == 1
     client.submit("lib", {"q1": {"d1": 1.0}}, name="r2")
     assert len(set(keys)) == 2
+    assert asked_for_uploads == [1]  # after a 501 the client posts files straight away
 
 
 def test_errors_carry_the_servers_json_and_a_409_names_the_existing_run():
