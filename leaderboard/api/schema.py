@@ -21,10 +21,13 @@ ERRORS = {
     "file to this benchmark (`details.existing` names that run and its URL), or a request "
     "with the same `Idempotency-Key` is still being answered.",
     413: "The upload is larger than the limit.",
+    410: "Gone: the presigned upload expired; start a new one.",
     415: "Unsupported content type.",
     429: "Too many requests (`Retry-After` says how many seconds to wait): the daily limit "
     "is used up, the rate limit is reached, or too many unknown tokens or failed log-ins "
     "came from the caller's address.",
+    501: "Not available here: presigned uploads need object storage; post the file instead.",
+    503: "The file store does not answer; nothing was kept. Try again shortly.",
 }
 
 

@@ -45,6 +45,10 @@ class BenchmarkSerializer(serializers.Serializer):
     slug = serializers.SlugField()
     title = serializers.CharField()
     description = serializers.CharField()
+    rules = serializers.CharField(help_text="The organizers' rules for participants (Markdown).")
+    data_description = serializers.CharField(
+        help_text="What the collection, needs and judgments are (Markdown)."
+    )
     primary_measure = serializers.CharField()
     shown_measures = serializers.ListField(child=serializers.CharField())
     tested_measures = serializers.ListField(
@@ -138,6 +142,10 @@ class BenchmarkCreateSerializer(serializers.Serializer):
     slug = serializers.SlugField(max_length=80)
     title = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True)
+    rules = serializers.CharField(required=False, allow_blank=True, help_text="Markdown.")
+    data_description = serializers.CharField(
+        required=False, allow_blank=True, help_text="Markdown."
+    )
     primary_measure = serializers.CharField(
         required=False, help_text="In either name system (`nDCG@10` or `ndcg_cut_10`)."
     )
@@ -164,7 +172,13 @@ class SubmissionSerializer(serializers.Serializer):
         help_text="The participant's display name (their username if they set none)."
     )
     description = serializers.CharField()
+    paper_url = serializers.CharField(help_text="A paper describing the run; empty if none.")
+    code_url = serializers.CharField(help_text="The code that produced the run; empty if none.")
     status = serializers.ChoiceField(choices=Submission.Status.choices)
+    withdrawn = serializers.BooleanField(
+        source="is_withdrawn", help_text="Withdrawn by its participant: off every board, for good."
+    )
+    withdrawn_at = serializers.DateTimeField(allow_null=True)
     waiting_for_queue = serializers.BooleanField(
         help_text="True while a queued run is stored but not yet handed to the scoring queue "
         "(it was not answering); it is sent, and then scored, as soon as the queue answers."
@@ -210,6 +224,19 @@ class SubmissionSerializer(serializers.Serializer):
     @extend_schema_field(OpenApiTypes.URI)
     def get_page(self, run: Submission) -> str:
         return self.context["request"].build_absolute_uri(run.get_absolute_url())
+
+
+class RunDetailsSerializer(serializers.Serializer):
+    """``PATCH``: what the owner may change on a run; a field left out keeps its value.
+    Checked by the web page's own form (``RunDetailsForm``): http(s) addresses only."""
+
+    description = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    paper_url = serializers.CharField(
+        required=False, allow_blank=True, help_text="An http or https address; empty for none."
+    )
+    code_url = serializers.CharField(
+        required=False, allow_blank=True, help_text="An http or https address; empty for none."
+    )
 
 
 class SubmissionFilterSerializer(serializers.Serializer):

@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 
 from leaderboard import converters  # noqa: F401 (registers <id:>)
-from leaderboard.api import compare, organizers, submit, tokens, views
+from leaderboard.api import compare, organizers, owners, submit, tokens, uploads, views
 from leaderboard.api.docs import Schema, docs
 from leaderboard.api.errors import not_found
 
@@ -11,6 +11,12 @@ urlpatterns = [
     path("benchmarks/", organizers.BenchmarkListCreate.as_view(), name="api_benchmarks"),
     path("benchmarks/<slug:slug>/", views.BenchmarkDetail.as_view(), name="api_benchmark"),
     path("benchmarks/<slug:slug>/submissions/", submit.Submit.as_view(), name="api_submit"),
+    path("benchmarks/<slug:slug>/uploads/", uploads.StartUpload.as_view(), name="api_uploads"),
+    path(
+        "uploads/<str:token>/confirm/",
+        uploads.ConfirmUpload.as_view(),
+        name="api_upload_confirm",
+    ),
     path("benchmarks/<slug:slug>/quota/", views.Quota.as_view(), name="api_quota"),
     path(
         "benchmarks/<slug:slug>/compare/<id:a>/<id:b>/",
@@ -43,6 +49,13 @@ urlpatterns = [
     path(
         "submissions/<id:submission_id>/", views.SubmissionDetail.as_view(), name="api_submission"
     ),
+    path(
+        "submissions/<id:submission_id>/withdraw/",
+        owners.Withdraw.as_view(),
+        name="api_withdraw",
+    ),
+    path("submissions/<id:submission_id>/hide/", owners.Hide.as_view(), name="api_hide"),
+    path("submissions/<id:submission_id>/unhide/", owners.Unhide.as_view(), name="api_unhide"),
     path("submissions/<id:submission_id>/per-need/", views.PerNeed.as_view(), name="api_per_need"),
     path(
         "submissions/<id:submission_id>/per-need.csv",

@@ -15,11 +15,13 @@ from django.db.models import Prefetch
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from evaluation.measures import UnknownMeasure
+from leaderboard.api import owners
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, BenchmarkPages, SubmissionPages, conditional
 from leaderboard.api.errors import ApiError
@@ -144,6 +146,7 @@ def _shown(run: Submission) -> Result | None:
 
 
 class SubmissionDetail(ApiView):
+    parser_classes = [JSONParser]
     serializer_class = s.SubmissionSerializer
 
     @extend_schema(
@@ -155,6 +158,19 @@ class SubmissionDetail(ApiView):
         run = visible_submission(request, submission_id)
         context = {"request": request, "results": current_results([run])}
         return Response(s.SubmissionSerializer(run, context=context).data)
+
+    @extend_schema(
+        operation_id="editSubmission",
+        summary="Edit one's own run: its description, paper and code links",
+        description="A field left out keeps its value; an empty one clears it. Only the "
+        "run's participant (403 otherwise); a withdrawn run is kept as it was (400).",
+        request=s.RunDetailsSerializer,
+        responses={200: s.SubmissionSerializer, **errors(400, 401, 403, 404, 415, 429)},
+    )
+    def patch(self, request: Request, submission_id: int) -> Response:
+        if not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated()
+        return owners.edit(request, submission_id)
 
 
 class PerNeed(ApiView):

@@ -1,0 +1,264 @@
+"""The ``rrl`` command (also ``python -m rrl``): log in, submit, follow and read runs.
+
+    rrl --url https://lb.example.org login --username alice   # the password is asked
+    rrl submit robust04 bm25.run.gz --name bm25 --wait
+    rrl status 42 ; rrl runs --benchmark robust04 ; rrl board robust04 --measure P@10
+    rrl compare robust04 41 42 ; rrl download robust04 --format json -o board.json
+
+The site and token come from ``--url``/``RRL_URL`` and ``RRL_TOKEN``, else from the
+configuration ``login`` wrote (:mod:`rrl.config`). ``login`` takes the password from
+``RRL_PASSWORD`` or a prompt (never an argument: it would stay in the shell's history).
+Exit status: 0 done, 1 refused by the server or a failed run (the reason on stderr, a
+run file's as ``file:line: reason``), 2 a usage error. ``--json`` prints the API's answer.
+Progress goes to stderr as plain text (no extra dependency), results to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+from typing import Any
+
+from rrl import config
+
+__all__ = ["main"]
+
+SHOWN = ("map", "P_10", "ndcg_cut_10", "recip_rank")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="rrl", description="The leaderboard's client.")
+    top.add_argument("--url", help="The site's address (default: RRL_URL or the last login).")
+    top.add_argument("--json", action="store_true", help="Print the API's JSON answer.")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    login = commands.add_parser("login", help="Get a token and keep it in the config file.")
+    login.add_argument("--username", required=True)
+    login.add_argument("--token-name", default="rrl", help="What the token is for.")
+
+    submit = commands.add_parser("submit", help="Submit a TREC run file (plain or gzip).")
+    submit.add_argument("benchmark", help="The benchmark's slug.")
+    submit.add_argument("file")
+    submit.add_argument("--name", help="The run's name (default: the file's tag).")
+    submit.add_argument("--description", default="")
+    submit.add_argument("--wait", action="store_true", help="Wait until it is scored.")
+
+    status = commands.add_parser("status", help="One run's status and scores.")
+    status.add_argument("id", type=int)
+
+    runs = commands.add_parser("runs", help="Your runs, newest first.")
+    runs.add_argument("--benchmark")
+    runs.add_argument("--status", choices=["queued", "running", "scored", "failed", "withdrawn"])
+
+    board = commands.add_parser("board", help="A benchmark's leaderboard.")
+    board.add_argument("benchmark")
+    board.add_argument("--measure")
+
+    compare = commands.add_parser("compare", help="Two runs compared, with paired tests.")
+    compare.add_argument("benchmark")
+    compare.add_argument("a", type=int)
+    compare.add_argument("b", type=int)
+    compare.add_argument("--measure")
+
+    download = commands.add_parser("download", help="The leaderboard as CSV or JSON.")
+    download.add_argument("benchmark")
+    download.add_argument("--format", choices=["csv", "json"], default="csv")
+    download.add_argument("-o", "--output", help="Where to write it.")
+
+    withdraw = commands.add_parser("withdraw", help="Withdraw one of your runs, for good.")
+    withdraw.add_argument("id", type=int)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    path = config.config_path()
+    try:
+        settings = config.resolve(args.url, path)
+    except ValueError as error:
+        return _fail(str(error))
+    if settings.url is None:
+        return _fail("which site? Give --url URL (or set RRL_URL), or log in first.", 2)
+
+    from rrl.client import ApiError, Client, Conflict, RunFailed
+
+    try:
+        with Client(settings.url, settings.token) as client:
+            return COMMANDS[args.command](client, args, path)
+    except RunFailed as error:
+        print(
+            f"run {error.run.get('run_name')} (id {error.run.get('id')}) failed:", file=sys.stderr
+        )
+        print(error.reason, file=sys.stderr)
+        return 1
+    except Conflict as error:
+        existing = error.existing
+        where = existing.get("url") or existing.get("run_name", "")
+        return _fail(f"{error.error}\nexisting run: {where}" if where else error.error)
+    except ApiError as error:
+        return _fail(error.error)
+    except (OSError, ValueError, TimeoutError) as error:
+        return _fail(str(error))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"rrl: {message}", file=sys.stderr)
+    return code
+
+
+# --- The commands ---------------------------------------------------------------------
+
+
+def login(client, args, path) -> int:
+    password = os.environ.get("RRL_PASSWORD") or getpass.getpass(f"Password for {args.username}: ")
+    token = client.login(args.username, password, name=args.token_name)
+    config.save_token(path, client.url, token)
+    print(f"Logged in to {client.url} as {args.username}; token kept in {path}")
+    return 0
+
+
+def submit(client, args, path) -> int:
+    run = client.submit(
+        args.benchmark,
+        args.file,
+        name=args.name,
+        description=args.description,
+        wait=args.wait,
+        progress=_Progress() if args.wait else None,
+    )
+    if args.json:
+        return _print_json(run)
+    if not args.wait:
+        print(f"Submitted run {run['run_name']} (id {run['id']}): {run['status']}")
+        print(run["page"])
+        return 0
+    board = client.board(args.benchmark)
+    print(f"Run {run['run_name']} (id {run['id']}) is scored on {args.benchmark}:")
+    _print_summary(run.get("summary") or {}, [board["primary_measure"], *board["shown_measures"]])
+    print(run["page"])
+    return 0
+
+
+def status(client, args, path) -> int:
+    run = client.status(args.id)
+    if args.json:
+        return _print_json(run)
+    print(f"Run {run['run_name']} (id {run['id']}) on {run['benchmark']}: {run['status']}")
+    if run["failure_reason"]:
+        print(run["failure_reason"])
+    if run.get("summary"):
+        _print_summary(run["summary"], list(SHOWN))
+    return 0
+
+
+def runs(client, args, path) -> int:
+    found = client.runs(benchmark=args.benchmark, status=args.status)
+    if args.json:
+        return _print_json(found)
+    rows = [(r["id"], r["benchmark"], r["run_name"], r["status"], r["submitted"]) for r in found]
+    _print_table(("id", "benchmark", "run", "status", "submitted"), rows)
+    return 0
+
+
+def board(client, args, path) -> int:
+    answer = client.board(args.benchmark, args.measure)
+    if args.json:
+        return _print_json(answer)
+    leaderboard = answer["leaderboard"]
+    measure = leaderboard["ranked_by"]
+    rows = [
+        (r["rank"] or "", r["run_name"], r["participant"], _number(r["value"]), r["submission_id"])
+        for r in leaderboard["runs"]
+    ]
+    print(f"{answer['title']}, ranked by {measure}")
+    _print_table(("rank", "run", "participant", measure, "id"), rows)
+    return 0
+
+
+def compare(client, args, path) -> int:
+    answer = client.compare(args.benchmark, args.a, args.b, args.measure)
+    if args.json:
+        return _print_json(answer)
+    a, b = answer["a"], answer["b"]
+    print(
+        f"{answer['measure']}: {a['run']} {_number(a['mean'])} vs {b['run']} {_number(b['mean'])}"
+    )
+    print(f"difference: {answer['difference']}")
+    for name, value in answer["tests"].items():
+        print(f"  {name}: {value}")
+    return 0
+
+
+def download(client, args, path) -> int:
+    target = client.download(args.benchmark, args.format, args.output)
+    print(f"Wrote {target}")
+    return 0
+
+
+def withdraw(client, args, path) -> int:
+    run = client.withdraw(args.id)
+    if args.json:
+        return _print_json(run)
+    print(f"Run {run['run_name']} (id {run['id']}) is withdrawn.")
+    return 0
+
+
+COMMANDS = {
+    "login": login,
+    "submit": submit,
+    "status": status,
+    "runs": runs,
+    "board": board,
+    "compare": compare,
+    "download": download,
+    "withdraw": withdraw,
+}
+
+
+# --- Output ---------------------------------------------------------------------------
+
+
+class _Progress:
+    """Upload and scoring progress on stderr, plain text."""
+
+    def __init__(self) -> None:
+        self.shown = -1
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage == "upload":
+            percent = 100 * done // total if total else 100
+            if percent != self.shown:
+                self.shown = percent
+                end = "\n" if done >= total else ""
+                print(f"\ruploading: {percent:3d}% of {total:,} bytes", end=end, file=sys.stderr)
+        else:
+            print(f"scoring: {stage}", file=sys.stderr)
+        sys.stderr.flush()
+
+
+def _number(value: Any) -> str:
+    return "" if value is None else f"{value:.4f}"
+
+
+def _print_summary(summary: dict, measures: list[str]) -> None:
+    names = [m for m in dict.fromkeys(measures) if m in summary] or sorted(summary)
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        print(f"  {name:<{width}}  {_number(summary[name])}")
+
+
+def _print_table(header: tuple, rows: list[tuple]) -> None:
+    cells = [tuple(str(c) for c in header), *[tuple(str(c) for c in row) for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    for row in cells:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def _print_json(data: Any) -> int:
+    print(json.dumps(data, indent=2))
+    return 0

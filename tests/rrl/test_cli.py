@@ -1,0 +1,103 @@
+"""The ``rrl`` command in-process, its client on a fake transport: what it prints and its
+exit status for a scored run, a run that failed while being scored, a duplicate, and no
+site. The real server and worker: tests/leaderboard/test_rrl_end_to_end.py."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import httpx
+import pytest
+
+from rrl import cli, client, config
+
+RUN = b"q1 Q0 d1 1 1.0 bm25\n"
+
+
+@pytest.fixture
+def site(monkeypatch, tmp_path):
+    """A fake site whose runs end as ``outcome`` says; the config in ``tmp_path``."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.delenv("RRL_URL", raising=False)
+    monkeypatch.delenv("RRL_TOKEN", raising=False)
+    monkeypatch.setenv("RRL_PASSWORD", "secret")
+    state = {"outcome": "scored", "seen": []}
+    run = {"id": 5, "run_name": "bm25", "benchmark": "lib", "page": "http://lb.test/submissions/5/"}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        state["seen"].append(
+            (request.method, request.url.path, request.headers.get("Authorization"))
+        )
+        path = request.url.path
+        if path == "/api/tokens/":
+            assert json.loads(request.content)["password"] == "secret"
+            return httpx.Response(201, json={"token": "rrl_new"})
+        if path.endswith("/uploads/"):
+            return httpx.Response(501, json={"error": "post the file", "details": {}})
+        if path.endswith("/submissions/") and state["outcome"] == "duplicate":
+            existing = {"run_name": "bm25", "id": 5, "url": "http://lb.test/api/submissions/5/"}
+            return httpx.Response(
+                409,
+                json={
+                    "error": "You already submitted this file.",
+                    "details": {"existing": existing},
+                },
+            )
+        if path.endswith("/submissions/"):
+            return httpx.Response(201, json={**run, "status": "queued"})
+        if path == "/api/submissions/5/":
+            failed = state["outcome"] == "failed"
+            return httpx.Response(
+                200,
+                json={
+                    **run,
+                    "status": state["outcome"],
+                    "failure_reason": "run.txt:3: score 'x' is not a number" if failed else "",
+                    "summary": None if failed else {"map": 0.5, "P_10": 0.25, "num_ret": 10.0},
+                },
+            )
+        if path == "/api/benchmarks/lib/":
+            return httpx.Response(200, json={"primary_measure": "map", "shown_measures": ["P_10"]})
+        return httpx.Response(404, json={"error": "No such endpoint.", "details": {}})
+
+    fake = functools.partial(client.Client, transport=httpx.MockTransport(handler), backoff=0)
+    monkeypatch.setattr(client, "Client", fake)
+    (tmp_path / "run.txt").write_bytes(RUN)
+    state["file"] = str(tmp_path / "run.txt")
+    state["config"] = tmp_path / "rrl" / "config.json"
+    return state
+
+
+def test_login_keeps_the_token_and_submit_wait_prints_the_summary(site, capsys):
+    assert cli.main(["--url", "http://lb.test", "login", "--username", "alice"]) == 0
+    assert config.load(site["config"])["tokens"] == {"http://lb.test": "rrl_new"}
+    capsys.readouterr()
+    assert cli.main(["submit", "lib", site["file"], "--wait"]) == 0
+    out, err = capsys.readouterr()
+    assert "Run bm25 (id 5) is scored on lib:" in out
+    assert "map   0.5000" in out and "P_10  0.2500" in out and "num_ret" not in out
+    assert "uploading: 100%" in err and "scoring: scored" in err
+    # the stored token went with every request after the login
+    assert all(auth == "Bearer rrl_new" for _, path, auth in site["seen"] if path != "/api/tokens/")
+
+
+def test_a_run_that_failed_prints_file_line_reason_and_exits_1(site, capsys):
+    site["outcome"] = "failed"
+    assert cli.main(["--url", "http://lb.test", "submit", "lib", site["file"], "--wait"]) == 1
+    out, err = capsys.readouterr()
+    assert err.strip().endswith("run.txt:3: score 'x' is not a number")
+    assert "scored on" not in out
+
+
+def test_a_duplicate_names_the_existing_run_and_exits_1(site, capsys):
+    site["outcome"] = "duplicate"
+    assert cli.main(["--url", "http://lb.test", "submit", "lib", site["file"]]) == 1
+    err = capsys.readouterr().err
+    assert "You already submitted this file." in err
+    assert "existing run: http://lb.test/api/submissions/5/" in err
+
+
+def test_without_a_site_it_says_how_to_give_one(site, capsys):
+    assert cli.main(["runs"]) == 2
+    assert "--url" in capsys.readouterr().err

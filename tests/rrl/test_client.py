@@ -1,0 +1,90 @@
+"""``rrl.Client`` against a fake transport (``httpx.MockTransport``): retries reuse one
+Idempotency-Key per call, errors carry the server's JSON, pages are followed. The real
+server, worker and bucket are in tests/leaderboard/test_rrl_end_to_end.py."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+import rrl
+from rrl.client import ApiError, Client, Conflict
+
+
+def client_for(handler) -> Client:
+    return Client("http://lb.test", "rrl_t", transport=httpx.MockTransport(handler), backoff=0)
+
+
+def test_importing_rrl_does_not_import_httpx():
+    code = "import sys, rrl, rrl.trec; assert 'httpx' not in sys.modules; rrl.Client; assert 'httpx' in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_submit_retried_after_a_lost_answer_sends_the_same_key_and_new_calls_new_ones():
+    keys: list[str] = []
+    asked_for_uploads: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/uploads/"):
+            asked_for_uploads.append(1)
+            return httpx.Response(501, json={"error": "post the file", "details": {}})
+        keys.append(request.headers["Idempotency-Key"])
+        assert request.headers["Authorization"] == "Bearer rrl_t"
+        body = request.read()
+        assert gzip.compress(b"x")[:2] in body  # gzipped TREC text was sent
+        if len(keys) == 1:
+            raise httpx.ReadTimeout("the answer was lost")
+        if len(keys) == 2:
+            return httpx.Response(503, json={"error": "store down", "details": {}})
+        return httpx.Response(201, json={"id": 7, "status": "queued"})
+
+    client = client_for(handler)
+    assert client.submit("lib", {"q1": {"d1": 1.0}}, name="r1")["id"] == 7
+    assert len(keys) == 3 and len(set(keys)) == 1
+    client.submit("lib", {"q1": {"d1": 1.0}}, name="r2")
+    assert len(set(keys)) == 2
+    assert asked_for_uploads == [1]  # after a 501 the client posts files straight away
+
+
+def test_errors_carry_the_servers_json_and_a_409_names_the_existing_run():
+    existing = {"run_name": "bm25", "id": 3, "url": "http://lb.test/api/submissions/3/"}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/uploads/"):
+            return httpx.Response(501, json={"error": "post the file", "details": {}})
+        if b"bad" in request.read():
+            return httpx.Response(400, json={"error": "run.txt:2: 5 columns", "details": {}})
+        return httpx.Response(
+            409, json={"error": "already there", "details": {"existing": existing}}
+        )
+
+    client = client_for(handler)
+    with pytest.raises(Conflict) as conflict:
+        client.submit("lib", b"q1 Q0 d1 1 1.0 t\n")
+    assert conflict.value.existing == existing and "api/submissions/3/" in str(conflict.value)
+    with pytest.raises(ApiError) as refused:
+        client.submit("lib", b"q1 Q0 d1 1 1.0 t\n", name="bad")  # the name is not gzipped
+    assert refused.value.status == 400 and refused.value.error == "run.txt:2: 5 columns"
+
+
+def test_runs_follows_next_pages():
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.params.get("page") == "2":
+            return httpx.Response(200, json={"count": 3, "next": None, "submissions": [{"id": 1}]})
+        assert request.url.params["mine"] == "true" and request.url.params["status"] == "scored"
+        next_page = "http://lb.test/api/submissions/?mine=true&page=2&status=scored"
+        return httpx.Response(
+            200, json={"count": 3, "next": next_page, "submissions": [{"id": 3}, {"id": 2}]}
+        )
+
+    assert [r["id"] for r in client_for(handler).runs(status="scored")] == [3, 2, 1]
+
+
+def test_the_package_exports_the_client():
+    assert rrl.Client is Client and rrl.Conflict is Conflict
+    with pytest.raises(AttributeError):
+        rrl.Nothing  # noqa: B018
