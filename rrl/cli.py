@@ -70,6 +70,16 @@ def parser() -> argparse.ArgumentParser:
 
     withdraw = commands.add_parser("withdraw", help="Withdraw one of your runs, for good.")
     withdraw.add_argument("id", type=int)
+
+    create = commands.add_parser(
+        "create-benchmark", help="Organizers: a new benchmark, e.g. from an ir_datasets id."
+    )
+    create.add_argument("slug")
+    create.add_argument("--title", required=True)
+    create.add_argument(
+        "--ir-datasets", help="An ir_datasets id: its queries and qrels become the benchmark's."
+    )
+    create.add_argument("--primary-measure", help="In either name system (nDCG@10, ndcg_cut_10).")
     return top
 
 
@@ -208,6 +218,15 @@ def withdraw(client, args, path) -> int:
     return 0
 
 
+def create_benchmark(client, args, path) -> int:
+    fields = {"primary_measure": args.primary_measure} if args.primary_measure else {}
+    made = client.create_benchmark(args.slug, args.title, ir_datasets=args.ir_datasets, **fields)
+    if args.json:
+        return _print_json(made)
+    print(f"Created {made['slug']} ({made['num_needs']} needs): {made['page']}")
+    return 0
+
+
 COMMANDS = {
     "login": login,
     "submit": submit,
@@ -217,6 +236,7 @@ COMMANDS = {
     "compare": compare,
     "download": download,
     "withdraw": withdraw,
+    "create-benchmark": create_benchmark,
 }
 
 

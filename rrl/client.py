@@ -250,6 +250,19 @@ class Client:
         target.write_bytes(response.content)
         return target
 
+    # --- Organizers ---------------------------------------------------------------------
+
+    def create_benchmark(
+        self, slug: str, title: str, *, ir_datasets: str | None = None, **fields: Any
+    ) -> dict:
+        """Create a benchmark (staff tokens only); with ``ir_datasets`` (an ir_datasets
+        id) its queries become the needs and its qrels the judgments. ``fields``: the
+        API's other benchmark fields (``primary_measure``, ``daily_limit``, ...)."""
+        body = {"slug": slug, "title": title, **fields}
+        if ir_datasets:
+            body["ir_datasets"] = ir_datasets
+        return self._json("POST", "/api/benchmarks/", json=body)
+
     # --- The owner's operations ------------------------------------------------------
 
     def withdraw(self, run_id: int) -> dict:

@@ -28,10 +28,15 @@ from leaderboard.api.schema import errors
 from leaderboard.api.views import BenchmarkList
 from leaderboard.models import Benchmark
 from leaderboard.pages.shortcuts import visible_benchmark
+from leaderboard.pipeline.datasets import load_dataset
 from leaderboard.pipeline.loading import load_judgments, load_needs, rescore_benchmark
 
 # The API's names for the form's fields, where they differ.
-API_NAMES = {"is_open": "open", "significance_measures": "tested_measures"}
+API_NAMES = {
+    "is_open": "open",
+    "significance_measures": "tested_measures",
+    "ir_datasets_id": "ir_datasets",
+}
 
 
 def organised(request: Request, slug: str) -> Benchmark:
@@ -52,6 +57,8 @@ def benchmark_form(data: dict) -> OrganizerBenchmarkForm:
     for name in ("shown_measures", "significance_measures"):
         if isinstance(posted.get(name), list):
             posted[name] = ", ".join(posted[name])
+    if data.get("ir_datasets"):
+        posted["ir_datasets_id"] = data["ir_datasets"]
     return OrganizerBenchmarkForm(data=posted)
 
 
@@ -97,6 +104,10 @@ class BenchmarkListCreate(BenchmarkList):
         benchmark = form.save()
         if not request.user.is_superuser:
             benchmark.organizers.add(request.user)
+        dataset = form.cleaned_data.get("ir_datasets_files")
+        if dataset is not None:  # read while the form was checked, as in the admin
+            load_dataset(benchmark, dataset)
+            benchmark.refresh_from_db()
         data = s.BenchmarkSerializer(benchmark, context={"request": request}).data
         return Response(data, status=201, headers={"Location": data["url"]})
 

@@ -157,6 +157,13 @@ class BenchmarkCreateSerializer(serializers.Serializer):
     daily_limit = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
     open = serializers.BooleanField(required=False)
     published = serializers.BooleanField(required=False)
+    ir_datasets = serializers.CharField(
+        required=False,
+        max_length=200,
+        help_text="An ir_datasets id (e.g. `msmarco-passage/trec-dl-2019/judged`): its "
+        "queries become the needs and its qrels the first judgments, read through "
+        "ir_datasets (downloaded on first use, within this request).",
+    )
 
 
 # --- Runs ---------------------------------------------------------------------------

@@ -14,9 +14,11 @@ from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import TrecQrels, TrecQueries, TsvQueries
 from ir_datasets.util import LocalDownload
 
-from leaderboard.models import Benchmark, InformationNeed
+from leaderboard.models import ApiToken, Benchmark, InformationNeed
 from leaderboard.pipeline.datasets import DatasetError, dataset_files, title_field
+from rrl import cli
 from tests.leaderboard.test_admin import benchmark_form
+from tests.leaderboard.test_api import bearer, error_of
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 QRELS_DEFS = {0: "not relevant", 1: "relevant", 2: "highly relevant"}
@@ -181,3 +183,41 @@ def test_the_admin_takes_an_id_or_files_not_both(client, organizer, offline_data
     assert response.status_code == 200
     assert "Give either an ir_datasets id or files, not both." in response.content.decode()
     assert not Benchmark.objects.filter(slug="robust").exists()
+
+
+# --- The API and the client --------------------------------------------------------------
+
+
+def test_staff_create_a_benchmark_from_an_id_through_the_api(client, organizer, offline_dataset):
+    body = {"slug": "library-api", "title": "Library", "ir_datasets": offline_dataset}
+    created = client.post(
+        "/api/benchmarks/", body, content_type="application/json", headers=bearer(organizer)
+    )
+    assert created.status_code == 201, created.content
+    assert created.json()["num_needs"] == 4
+    benchmark = Benchmark.objects.get(slug="library-api")
+    assert InformationNeed.objects.filter(benchmark=benchmark).count() == 4
+    assert benchmark.current_judgments.note == f"ir_datasets {offline_dataset}"
+    assert benchmark.is_organised_by(organizer)
+
+    unknown = {"slug": "nothing", "title": "Nothing", "ir_datasets": "no-such/dataset"}
+    refused = client.post(
+        "/api/benchmarks/", unknown, content_type="application/json", headers=bearer(organizer)
+    )
+    assert "no-such/dataset" in error_of(refused, 400)["details"]["ir_datasets"][0]
+    assert not Benchmark.objects.filter(slug="nothing").exists()
+
+
+def test_the_client_command_creates_a_benchmark_from_an_id(
+    transactional_db, live_server, organizer, offline_dataset, monkeypatch, tmp_path, capsys
+):
+    _, secret = ApiToken.issue(organizer, "rrl")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("RRL_URL", live_server.url)
+    monkeypatch.setenv("RRL_TOKEN", secret)
+    code = cli.main(
+        ["create-benchmark", "dl19", "--title", "DL 19", "--ir-datasets", offline_dataset]
+    )
+    assert code == 0, capsys.readouterr().err
+    assert "Created dl19 (4 needs)" in capsys.readouterr().out
+    assert Benchmark.objects.get(slug="dl19").current_judgments.num_needs == 4
