@@ -38,18 +38,22 @@ def answers(port: int) -> bool:
 
 
 def configure(media: str) -> tuple[str, str]:
+    # Sessions sharing a machine each name their own: BENCH_DATABASE (dropped and
+    # recreated) and BENCH_REDIS_DB.
+    name = os.environ.get("BENCH_DATABASE", "bench_platform")
     if answers(5432):
         import psycopg
 
         with psycopg.connect(
             "postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True
         ) as conn:
-            conn.execute("DROP DATABASE IF EXISTS bench_platform")
-            conn.execute("CREATE DATABASE bench_platform")
-        database = "postgres://postgres@127.0.0.1:5432/bench_platform"
+            conn.execute(f"DROP DATABASE IF EXISTS {name}")
+            conn.execute(f"CREATE DATABASE {name}")
+        database = f"postgres://postgres@127.0.0.1:5432/{name}"
     else:
         database = f"sqlite:///{media}/bench.sqlite3".replace("sqlite:///", "sqlite:////", 1)
-    broker = "redis://127.0.0.1:6379/13" if answers(6379) else ""
+    redis_db = os.environ.get("BENCH_REDIS_DB", "13")
+    broker = f"redis://127.0.0.1:6379/{redis_db}" if answers(6379) else ""
     os.environ.update(
         DATABASE_URL=database,
         MEDIA_ROOT=media,
@@ -133,6 +137,25 @@ def existing_runs(benchmark, judgments, count: int, seed: int = 2) -> None:
         )
 
 
+def peak_memory(pid: int) -> int:
+    """The largest peak resident set (VmHWM, kB) of ``pid`` and its child processes (the
+    prefork pool's process does the work); 0 where /proc cannot say."""
+    peak = 0
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]))
+        pids.extend(int(child) for child in children)
+    return peak
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300)
@@ -180,7 +203,7 @@ def main() -> None:
                 "bench-platform,bench-platform.score,bench-platform.compare",
                 "--without-gossip",
                 "--without-mingle",
-                "--loglevel=WARNING",
+                os.environ.get("BENCH_WORKER_LOGLEVEL", "--loglevel=WARNING"),
             ],
             cwd=ROOT,
             env=env,
@@ -225,6 +248,10 @@ def main() -> None:
         t_page = time.perf_counter()
         assert client.get("/benchmarks/bench/").status_code == 200
         rows.append(("leaderboard page render", time.perf_counter() - t_page))
+        if worker is not None:
+            peak = peak_memory(worker.pid)
+            if peak:
+                rows.append(("peak worker memory (MB, not seconds)", peak / 1024))
     finally:
         if worker is not None:
             worker.terminate()
