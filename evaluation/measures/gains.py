@@ -268,7 +268,9 @@ def _group_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
         # Every group as long (a run's needs all ranked to the same depth, the usual
         # shape): one row per group, summed along the rows by one ``np.cumsum`` call,
         # which adds sequentially as the loops below do: the same doubles.
-        return np.cumsum(out.reshape(len(starts), longest), axis=1).reshape(-1)
+        rows = out.reshape(len(starts), longest)  # a view: summed in place, no copy
+        np.cumsum(rows, axis=1, out=rows)
+        return out
     if len(starts) <= longest:
         for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
             out[start:end] = np.cumsum(out[start:end])
