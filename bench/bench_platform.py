@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import socket
 import subprocess
 import sys
@@ -137,6 +138,23 @@ def existing_runs(benchmark, judgments, count: int, seed: int = 2) -> None:
         )
 
 
+def task_times(log: Path) -> list[tuple[str, float]]:
+    """(task, seconds) of the scoring and comparing tasks, as the worker logged them:
+    its own time, without the upload or the wait for the message."""
+    found = re.findall(
+        r"leaderboard\.tasks\.(score_submission|compare_submission)\[[^]]+\] "
+        r"succeeded in ([0-9.]+)s",
+        log.read_text(errors="replace"),
+    )
+    return [
+        (
+            task.split("_")[0].replace("score", "scoring").replace("compare", "comparing"),
+            float(seconds),
+        )
+        for task, seconds in found
+    ]
+
+
 def peak_memory(pid: int) -> int:
     """The largest peak resident set (VmHWM, kB) of ``pid`` and its child processes (the
     prefork pool's process does the work); 0 where /proc cannot say."""
@@ -203,7 +221,7 @@ def main() -> None:
                 "bench-platform,bench-platform.score,bench-platform.compare",
                 "--without-gossip",
                 "--without-mingle",
-                os.environ.get("BENCH_WORKER_LOGLEVEL", "--loglevel=WARNING"),
+                "--loglevel=INFO",
             ],
             cwd=ROOT,
             env=env,
@@ -249,6 +267,10 @@ def main() -> None:
         assert client.get("/benchmarks/bench/").status_code == 200
         rows.append(("leaderboard page render", time.perf_counter() - t_page))
         if worker is not None:
+            time.sleep(0.5)  # the worker logs a task's time just after storing its result
+            log.flush()
+            for task, seconds in task_times(Path(media) / "worker.log"):
+                rows.append((f"worker: {task} task alone", seconds))
             peak = peak_memory(worker.pid)
             if peak:
                 rows.append(("peak worker memory (MB, not seconds)", peak / 1024))
