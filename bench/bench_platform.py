@@ -5,7 +5,10 @@ answers on localhost, else SQLite), inserts 300 scored runs (synthetic per-need 
 stored exactly as scoring stores them), then uploads a 7,000 x 1,000 run through the
 web form and times each stage until it is scored and compared with all 300 runs. With
 Redis on localhost the run is scored by a real Celery worker process (one worker,
-concurrency 1); otherwise in-process. Prints a table.
+concurrency 1); otherwise in-process. Prints a table, with the worker's own scoring and
+comparing task times (from its log) and its peak memory (VmHWM of the worker and its
+pool process). ``BENCH_DATABASE`` (dropped and recreated; default ``bench_platform``) and
+``BENCH_REDIS_DB`` (default 13) let sessions sharing a machine keep apart.
 
     .venv/bin/python bench/bench_platform.py [--runs 300] [--needs 7000] [--docs 1000]
 """
