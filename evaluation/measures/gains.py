@@ -262,13 +262,9 @@ def _group_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
         return out
     starts = run_starts(group)
     ends = np.append(starts[1:], len(out))
-    lengths = ends - starts
-    longest = int(lengths.max())
-    if len(starts) * longest == len(out):
-        # Every group as long (a run's needs all ranked to the same depth, the usual
-        # shape): one row per group, summed along the rows by one ``np.cumsum`` call,
-        # which adds sequentially as the loops below do: the same doubles.
-        rows = out.reshape(len(starts), longest)  # a view: summed in place, no copy
+    longest = int((ends - starts).max())
+    if len(starts) * longest == len(out):  # a row per group; cumsum adds in order, in place
+        rows = out.reshape(len(starts), longest)
         np.cumsum(rows, axis=1, out=rows)
         return out
     if len(starts) <= longest:
