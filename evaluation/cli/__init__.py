@@ -1,13 +1,15 @@
 """The engine's command lines, dispatched from ``python -m evaluation`` (:mod:`evaluation.__main__`).
 
 - :mod:`evaluation.cli.score`: ``python -m evaluation [-q] [-c] [-l N] [-M N] [-m MEASURE]...
-  QRELS RUN``, trec_eval's flags, measure names and output.
+  QRELS RUN [RUN ...]``, trec_eval's flags, measure names and output; a RUN may be a
+  directory or a glob, the qrels are read once; small files take a numpy-only path.
 - :mod:`evaluation.cli.compare`: ``python -m evaluation compare QRELS RUN RUN ...`` (or
   ``--scores MATRIX.csv``), every pair of runs tested and corrected over all pairs.
 - :mod:`evaluation.cli.health`: ``python -m evaluation power|discrim|tau|poolbias``, a
   benchmark's health (:mod:`evaluation.health`) from a score matrix or qrels and runs.
 
 Imports: argparse, numpy, pandas and the other sub-packages of :mod:`evaluation`
-through their public re-exports; no Django. This package imports neither command:
+(``score`` by module path and inside functions, so that a small run loads neither
+pandas nor pyarrow); no Django. This package imports neither command:
 ``compare`` loads scipy, which scoring does not need.
 """

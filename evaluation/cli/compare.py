@@ -62,7 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Paired significance tests (t, Wilcoxon, randomization) for every "
         "pair of runs, corrected for multiple comparisons over all pairs.",
     )
-    parser.add_argument("files", nargs="*", metavar="QRELS RUN", help="qrels, then 2+ runs")
+    parser.add_argument(
+        "files",
+        nargs="*",
+        metavar="QRELS RUN",
+        help="qrels, then 2+ runs (files, directories, globs)",
+    )
     parser.add_argument("--scores", metavar="MATRIX.csv", help="needs x runs score matrix")
     parser.add_argument("-m", "--measure", help="trec_eval measure name (default map)")
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm")
@@ -291,6 +296,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.scores and args.files:
         parser.error("give either --scores MATRIX.csv or QRELS RUN RUN ..., not both")
+    if args.files:  # a run may be a directory or a glob, as for scoring
+        from evaluation.cli.score import expand_runs
+
+        args.files = args.files[:1] + expand_runs(args.files[1:])
     if not args.scores and len(args.files) < 3:
         parser.error("need QRELS and at least two runs (or --scores MATRIX.csv)")
     if args.permutations < 0:

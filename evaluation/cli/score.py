@@ -1,5 +1,5 @@
 """``python -m evaluation [-q] [-c] [-l N] [-M N] [-m MEASURE]... [--interpolation MODE]
-[--format text|json|csv] QRELS RUN``
+[--format text|json|csv] QRELS RUN [RUN ...]``
 
 A drop-in for trec_eval's common use: same flags, same measure names, same
 output (``measure<pad>\\tneed\\tvalue``). ``-m`` also takes the catalog's
@@ -11,6 +11,19 @@ message and exits 4, as 10.0 does. ``python -m evaluation compare ...``
 runs the pairwise comparison tool instead (:mod:`evaluation.cli.compare`; the
 dispatch is in :mod:`evaluation.__main__`).
 A bad file prints ``file:line: reason`` on stderr and exits 2 with nothing on stdout.
+
+Many runs in one call: a RUN may also be a directory (its files, in name order) or a
+glob (``'runs/*.txt'``); the qrels are read once and each run is scored in turn. The
+text output is trec_eval's, run after run, each block with its ``runid`` line (added at
+the top of the block when the measures asked for leave it out); ``--format csv`` is one
+table with a ``run`` column (the file) and a ``runid`` column, ``--format json`` a list
+of the single-run objects, each with its ``run``. A bad run is reported on stderr and
+skipped, and the exit status is that of the worst failure (1, an unknown measure, stops).
+
+Small files (up to :data:`~evaluation.trec.small.SMALL_BYTES`, text output) are read
+and scored by the numpy-only path (:mod:`evaluation.trec.small`,
+:mod:`evaluation.measures.small`), which never imports pandas or pyarrow; what that
+path does not take goes through the general readers, with the same output.
 """
 
 from __future__ import annotations
@@ -18,13 +31,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
+import glob
+import json
+import os
 import sys
 from collections.abc import Iterator
 
 import numpy as np
 
-from evaluation.measures import MODES, NeedWithoutRun, evaluate
-from evaluation.trec import TrecFormatError, read_qrels, read_run
+from evaluation.measures.interpolation import MODES
+from evaluation.trec.sources import TrecFormatError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,7 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--format", choices=["text", "json", "csv"], default="text")
     parser.add_argument("qrels")
-    parser.add_argument("run")
+    parser.add_argument(
+        "run", nargs="+", help="run files, directories of run files or globs ('runs/*.gz')"
+    )
     return parser
 
 
@@ -120,28 +138,170 @@ def main(argv: list[str] | None = None) -> int:
         return _score(argv)
 
 
+def expand_runs(paths: list[str]) -> list[str]:
+    """Each RUN argument as files: a file as it is, a directory's files (not hidden ones)
+    and a glob's matches in name order; a pattern matching nothing is kept as it is, so
+    that reading it names it (``runs/*.txt:0: No such file or directory``)."""
+    files: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            inside = (os.path.join(path, entry) for entry in os.listdir(path))
+            files += sorted(
+                f for f in inside if os.path.isfile(f) and not os.path.basename(f).startswith(".")
+            )
+        elif not os.path.exists(path) and any(c in path for c in "*?["):
+            files += sorted(f for f in glob.glob(path) if os.path.isfile(f)) or [path]
+        else:
+            files.append(path)
+    return files
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return -1  # read by the general path, which names the error
+
+
+_RUNID_LINE = "\n" + f"{'runid':<22}\tall\t"
+
+
+def evaluate(qrels, run, measures=None, **flags):
+    """Score one run: the small path's result (:func:`evaluation.measures.small.score_small`,
+    None when it cannot answer) for the small readers' qrels and run, else
+    :func:`evaluation.measures.evaluate`'s :class:`~evaluation.measures.Evaluation`.
+    Both print with ``to_trec_eval`` and carry ``warnings`` and ``run_id``."""
+    from evaluation.trec.small import SmallRun
+
+    if isinstance(run, SmallRun):
+        from evaluation.measures.small import score_small
+
+        return score_small(qrels, run, measures, **flags)
+    from evaluation.measures.evaluation import evaluate as evaluate_files
+
+    return evaluate_files(qrels, run, measures, **flags)
+
+
+class _Scorer:
+    """The qrels, read once (the small reader's and/or the general frame), and each run
+    scored by the small path when it can, else by the general one."""
+
+    def __init__(self, args: argparse.Namespace, runs: list[str]) -> None:
+        self.args = args
+        self.small = None
+        self._frame = None
+        limit = _small_bytes()
+        wanted = args.format == "text" and any(0 <= _size(r) <= limit for r in runs)
+        if wanted and 0 <= _size(args.qrels) <= limit:
+            from evaluation.measures.small import prepare_qrels
+            from evaluation.trec.small import read_small_qrels
+            from evaluation.trec.sources import load
+
+            data, _ = load(args.qrels, None)
+            qrels = read_small_qrels(bytes(data)) if len(data) <= limit else None
+            self.small = prepare_qrels(qrels) if qrels is not None else None
+        if self.small is None:
+            self.frame()  # a bad qrels file fails before any run is read
+
+    def frame(self):
+        if self._frame is None:
+            from evaluation.trec.readers import read_qrels
+
+            self._frame = read_qrels(self.args.qrels)
+        return self._frame
+
+    def _flags(self) -> dict:
+        args = self.args
+        return {
+            "relevance_level": args.l,
+            "max_depth": args.M,
+            "complete": args.c,
+            "interpolation": args.interpolation,
+        }
+
+    def score_small(self, path: str):
+        """The small path's result for one run, or None (the general path answers)."""
+        if self.small is None or not 0 <= _size(path) <= _small_bytes():
+            return None
+        from evaluation.trec.small import read_small_run
+        from evaluation.trec.sources import load
+
+        data, name = load(path, None)
+        if len(data) > _small_bytes():  # a gzip file that expands past the limit
+            return None
+        run = read_small_run(bytes(data), name)
+        if run is None:
+            return None
+        return evaluate(self.small, run, self.args.m, **self._flags())
+
+    def evaluate(self, path: str):
+        from evaluation.trec.readers import read_run
+
+        run = read_run(path)
+        return evaluate(self.frame(), run, self.args.m, **self._flags())
+
+
+def _small_bytes() -> int:
+    from evaluation.trec.small import SMALL_BYTES
+
+    return SMALL_BYTES
+
+
 def _score(argv: list[str]) -> int:
     # trec_eval accepts -M100 and -mP.5 glued; argparse does too, and -m may repeat
     args = _parser().parse_args(argv)
+    runs = expand_runs(args.run)
+    many = len(runs) > 1
     try:
-        qrels = read_qrels(args.qrels)
-        run = read_run(args.run)
+        scorer = _Scorer(args, runs)
     except TrecFormatError as err:
         print(str(err), file=sys.stderr)
         return 2
     except OSError as err:
         print(f"{err.filename}:0: {err.strerror}", file=sys.stderr)
         return 2
+    status, results = 0, []
+    for path in runs:
+        code, result = _score_run(scorer, path, args, many)
+        if code == 1:  # an unknown measure or bad parameters: the same for every run
+            return 1
+        status = max(status, code)
+        if result is not None:
+            results.append((path, result))
+    if args.format == "json" and results:
+        if many:
+            objects = [{"run": path, **json.loads(r.to_json())} for path, r in results]
+            sys.stdout.write(json.dumps(objects, indent=1) + "\n")
+        else:
+            sys.stdout.write(results[0][1].to_json() + "\n")
+    elif args.format == "csv" and results:
+        sys.stdout.write(_csv_table(results) if many else results[0][1].to_csv())
+    return status
+
+
+def _score_run(scorer: _Scorer, path: str, args: argparse.Namespace, many: bool):
+    """Score one run and print it (text) or return its Evaluation (json, csv):
+    (exit status, Evaluation or None)."""
     try:
-        result = evaluate(
-            qrels,
-            run,
-            args.m,
-            relevance_level=args.l,
-            max_depth=args.M,
-            complete=args.c,
-            interpolation=args.interpolation,
-        )
+        small = scorer.score_small(path)
+    except ValueError as err:  # an unknown measure or bad parameters
+        print(f"evaluation: {err}", file=sys.stderr)
+        return 1, None
+    except OSError:
+        small = None  # the general path names it
+    if small is not None:
+        _print_text(small.to_trec_eval(per_need=args.q), small.warnings, small.run_id, many)
+        return 0, None
+    from evaluation.measures.evaluation import NeedWithoutRun
+
+    try:
+        result = scorer.evaluate(path)
+    except TrecFormatError as err:
+        print(str(err), file=sys.stderr)
+        return 2, None
+    except OSError as err:
+        print(f"{err.filename}:0: {err.strerror}", file=sys.stderr)
+        return 2, None
     except NeedWithoutRun as err:
         # trec_eval 10.0 prints the -q lines of the needs before the missing one, then stops
         if err.partial is not None:
@@ -150,19 +310,42 @@ def _score(argv: list[str]) -> int:
             if args.format == "text":
                 sys.stdout.write(err.partial.to_trec_eval(per_need=args.q, summary=False))
         print(f"trec_eval: {err}", file=sys.stderr)
-        return 4
+        return 4, None
     except ValueError as err:
         print(f"evaluation: {err}", file=sys.stderr)
-        return 1
-    for warning in result.warnings:
+        return 1, None
+    if args.format != "text":
+        for warning in result.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        return 0, result
+    _print_text(result.to_trec_eval(per_need=args.q), result.warnings, result.run_id, many)
+    return 0, None
+
+
+def _print_text(text: str, warnings: list[str], run_id: str, many: bool) -> None:
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if args.format == "json":
-        sys.stdout.write(result.to_json() + "\n")
-    elif args.format == "csv":
-        sys.stdout.write(result.to_csv())
-    else:
-        sys.stdout.write(result.to_trec_eval(per_need=args.q))
-    return 0
+    if many and _RUNID_LINE not in "\n" + text:
+        text = f"{'runid':<22}\tall\t{run_id}\n" + text
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _csv_table(results: list) -> str:
+    """Every run's CSV rows in one table, with the run's file and runid in front."""
+    import pandas as pd
+
+    frames = []
+    for path, result in results:
+        frame = result.per_need.copy()
+        frame.loc["all"] = pd.Series(
+            {k: v for k, v in result.summary.items() if k in frame.columns}
+        )
+        frame = frame.reset_index(names="need_id")
+        frame.insert(0, "runid", result.run_id)
+        frame.insert(0, "run", path)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True).to_csv(index=False)
 
 
 if __name__ == "__main__":

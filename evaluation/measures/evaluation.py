@@ -15,20 +15,19 @@ scores and writes them as trec_eval does (or as JSON or CSV).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from evaluation.measures import definitions as d
-from evaluation.measures.catalog import BOGUS_ZEROED
 from evaluation.measures.interpolation import STANDARD_LEVELS, check_mode
 from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, rank_run
-from evaluation.measures.request import compute_request, parse_requests, split_params
-from evaluation.trec import Run, as_qrels, as_run
+from evaluation.measures.request import parse_requests
+from evaluation.measures.scoring import need_warnings, score_ranking, trec_eval_text
+from evaluation.trec.inputs import as_qrels, as_run
+from evaluation.trec.readers import Run
 
 __all__ = [
     "Evaluation",
@@ -70,27 +69,17 @@ class Evaluation:
     def to_trec_eval(self, per_need: bool = False, summary: bool = True) -> str:
         """trec_eval's text output (``-q`` adds the per-need lines first; ``summary``
         False leaves out the ``all`` lines, as trec_eval's ``-n``)."""
-        lines = []
-        if per_need:
-            for need in self.per_need.index:
-                if need in self.unprinted:
-                    continue
-                row = self.per_need.loc[need]
-                for column, fmt, printed, _ in self._order:
-                    if not printed:
-                        continue
-                    if fmt == "string":
-                        lines.append(f"{column:<22}\t{need}\t'{self.strings[column][need]}'")
-                    else:
-                        lines.append(f"{column:<22}\t{need}\t{_fmt(row[column], fmt)}")
-        for column, fmt, _, summarised in self._order:
-            if not summarised or not summary:
-                continue
-            if fmt == "runid":
-                lines.append(f"{'runid':<22}\tall\t{self.run_id}")
-            else:
-                lines.append(f"{column:<22}\tall\t{_fmt(self.summary[column], fmt)}")
-        return "\n".join(lines) + "\n" if lines else ""
+        printed = [need for need in self.per_need.index if need not in self.unprinted]
+        return trec_eval_text(
+            printed,
+            lambda need: self.per_need.loc[need].__getitem__,
+            self._order,
+            self.summary,
+            self.strings,
+            self.run_id,
+            per_need=per_need,
+            with_summary=summary,
+        )
 
     def to_json(self) -> str:
         """``{"run_id", "summary", "per_need": {need: {measure: value}}, "warnings"}``."""
@@ -109,25 +98,6 @@ class Evaluation:
         frame = self.per_need.copy()
         frame.loc["all"] = pd.Series({k: v for k, v in self.summary.items() if k in frame.columns})
         return frame.to_csv(index_label="need_id")
-
-
-def _fmt(value: float, fmt: str) -> str:
-    if fmt == "long":
-        return str(int(value))
-    if value != value:  # NaN: C's printf shows 0.0 / 0.0 on x86 as -nan
-        return "  -nan"
-    return f"{value:6.4f}"
-
-
-def _sequential_mean(values: np.ndarray, count: int) -> float:
-    """Sum in need order (as trec_eval accumulates) then divide."""
-    if len(values) == 0 or count == 0:
-        return 0.0
-    return float(np.cumsum(values)[-1] / count)
-
-
-def _sequential_sum(values: np.ndarray) -> float:
-    return float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
 class NeedWithoutRun(ValueError):
@@ -237,72 +207,16 @@ def evaluate(
     ranking = _ranked(qrels, run, relevance_level, max_depth, complete, interpolation)
     run_needs = _run_needs(frame)
     judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
-    unjudged = sorted(run_needs - judged, key=str.encode)
-    if unjudged:
-        shown = ", ".join(unjudged[:5]) + (" ..." if len(unjudged) > 5 else "")
-        warnings.append(f"{len(unjudged)} run need(s) without judgments, ignored: {shown}")
-    if ranking.rank_disagrees:
-        warnings.append(
-            "the rank column disagrees with the score order; ranks come from the scores"
-        )
+    warnings += need_warnings(run_needs, judged, ranking.rank_disagrees)
     missing = sorted(judged - run_needs, key=str.encode)
     abort_at = missing[0] if interpolation == "trec_eval-10" and not complete and missing else None
     if ranking.n == 0:
         if abort_at is not None:
             raise NeedWithoutRun(abort_at, None)
         raise ValueError("no need has both run lines and judgments")
-
-    n = ranking.n
-    bogus = ~ranking.has_run
-    # 9.0.8 with -c scores only the needs with run lines and divides by all
-    # qrels needs; a gm_* summary then adds log(0.00001) once per missing need
-    counted = ranking.has_run if v9 and complete else np.ones(n, bool)
-    columns: dict[str, np.ndarray] = {}
-    strings: dict[str, dict[str, str]] = {}
-    order: list[tuple[str, str, bool, bool]] = []
-    summary: dict[str, float] = {}
-    for req in requests:
-        m = req.measure
-        if m.name == "runid":
-            order.append(("runid", "runid", False, True))
-            continue
-        if m.name == "num_q":
-            order.append(("num_q", "long", False, True))
-            summary["num_q"] = float(n)
-            continue
-        if m.name == "relstring":
-            length = int(float(split_params(req.params)[0])) if req.params else 10
-            name = f"relstring_{req.params}" if req.params else "relstring"
-            texts = d.relstring(ranking, max(length, 0))
-            strings[name] = {
-                need: ("" if b else t)
-                for need, t, b in zip(ranking.need_ids, texts, bogus, strict=True)
-            }
-            order.append((name, "string", True, False))
-            continue
-        values = compute_request(req, ranking)
-        for name, value in values.items():
-            value = np.asarray(value, dtype=np.float64).copy()
-            if m.name in BOGUS_ZEROED:
-                # a need scored only because of -c was ranked on trec_eval's bogus
-                # one-document ranking; trec_eval then zeroes these measures
-                value[bogus] = 0.0
-            fmt = "long" if m.integer else "double"
-            scored = value[counted]
-            if m.summary == "gm":
-                total = _sequential_sum(scored) + (n - len(scored)) * math.log(d.MIN_GEO_MEAN)
-                summary[name] = math.exp(total / n)
-            elif m.summary == "sum":
-                summary[name] = _sequential_sum(scored)
-            elif m.summary == "num_rel":
-                summary[name] = (
-                    float(ranking.qrels_positive) if complete else _sequential_sum(scored)
-                )
-            else:
-                summary[name] = _sequential_mean(scored, n)
-            if m.per_need:
-                columns[name] = value
-            order.append((name, fmt, m.per_need, True))
+    scores = score_ranking(ranking, requests, complete, v9)
+    columns, summary, strings, order = scores.columns, scores.summary, scores.strings, scores.order
+    counted = scores.counted
     index = pd.Index(ranking.need_ids, name="need_id", dtype="str")
     per_need = pd.DataFrame(columns, index=index)
     unprinted = frozenset(ranking.need_ids[~counted])

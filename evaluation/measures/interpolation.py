@@ -25,11 +25,15 @@ nothing relevant was retrieved); a need without relevant documents scores 0.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from evaluation.measures.ranking import Ranking
+from evaluation.trec.columns import run_starts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "MODES",
@@ -81,8 +85,16 @@ def _suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Maximum of ``values`` from each element to the end of its group."""
     if len(values) == 0:
         return values
-    reversed_max = pd.Series(values[::-1]).groupby(group[::-1]).cummax().to_numpy()
-    return reversed_max[::-1]
+    starts = run_starts(group)  # the groups are contiguous (hits in need order)
+    if len(starts) > 2000:  # many needs: one pandas pass beats a slice per need
+        import pandas as pd
+
+        reversed_max = pd.Series(values[::-1]).groupby(group[::-1]).cummax().to_numpy()
+        return reversed_max[::-1]
+    out = np.empty_like(values)
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(values)], strict=True):
+        out[start:end] = np.maximum.accumulate(values[start:end][::-1])[::-1]
+    return out
 
 
 def interpolated_precision(ranking: Ranking, levels: list[str]) -> np.ndarray:
@@ -144,6 +156,8 @@ def interpolated_curve(
     and the mean over needs (the summary curve trec_eval prints as
     ``iprec_at_recall_*`` for ``all``).
     """
+    import pandas as pd
+
     values = interpolated_precision(ranking, list(levels))
     frame = pd.DataFrame(
         values,

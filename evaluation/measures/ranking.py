@@ -14,19 +14,29 @@
   ``UNJUDGED`` (-2): "in the pool but not judged";
 - only needs in the qrels are evaluated (run needs without judgments are
   ignored); needs are kept in ``strcmp`` order of their ids.
+
+Over 400 lines: the ordering, the qrels join and the :class:`Ranking` they build are
+one concern, and :func:`ordered_lines` and :func:`finish_ranking` are shared with the
+small-file path (:mod:`evaluation.measures.small`) so that both build the same ranking.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from evaluation.trec.columns import pair_key, run_starts, string_hash, take, to_numpy
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+# pandas and pyarrow are imported where a file's columns are joined (rank_run), not at
+# module level: the command line's small-file path (evaluation.measures.small) builds a
+# Ranking with numpy alone and never loads them (docs/engine.md, Speed).
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -37,6 +47,9 @@ __all__ = ["NONPOOL", "UNJUDGED", "Ranking", "rank_run", "trec_order"]
 def _as_arrow_strings(
     values: pd.Series | np.ndarray | pa.Array | pa.ChunkedArray,
 ) -> pa.ChunkedArray:
+    import pandas as pd
+    import pyarrow as pa
+
     if isinstance(values, pa.ChunkedArray):
         array = values
     elif isinstance(values, pa.Array):
@@ -154,6 +167,16 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     group_start[1:] = ~tie[positions[1:] - 1]
     group = np.cumsum(group_start)
     rows = positions if base is None else base[positions]
+    if not hasattr(doc, "num_chunks"):  # doc ids by row as str or bytes (small files)
+        # bytes compare as strcmp, str by code point, which is UTF-8's byte order; Python's
+        # sort is stable with reverse=True, and a stable sort on the group keeps it so
+        picked = [doc[i] for i in rows.tolist()]
+        by_doc = np.array(sorted(range(len(rows)), key=picked.__getitem__, reverse=True))
+        within = by_doc[np.argsort(group[by_doc], kind="stable")]
+        return _Order(n, base, positions, rows[within])
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     table = pa.table({"g": group, "d": take(doc, rows)})
     within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
     return _Order(n, base, positions, rows[within.to_numpy()])
@@ -279,6 +302,9 @@ def rank_run(
     ``interpolation``: kept on the ranking for the interpolated measures; with
     ``"trec_eval-9"`` the scores are ordered as 32-bit floats (9.0.8's reading).
     """
+    import pandas as pd
+    import pyarrow.compute as pc
+
     qrels_need = pd.Series(qrels["need_id"]).astype("str").to_numpy(dtype=object)
     judged_needs = sorted(set(qrels_need), key=lambda s: s.encode())
     need_index = pd.Index(judged_needs, dtype=object)
@@ -311,23 +337,17 @@ def rank_run(
         r_doc = take(r_doc_all, keep)
     else:
         r_doc = r_doc_all
-    order = _order(r_need, score, r_doc)
-    need = order.by_base(r_need)  # ties share their need: no fix-up
-    rank = within_group_position(need) + 1
-    rank_disagrees = False
+    file_rank = None
     if "rank" in run.columns:
         file_rank = np.asarray(run["rank"], dtype=np.float64)
-        file_rank = order.apply(file_rank[keep] if keep is not None else file_rank)
-        ordered_score = order.by_base(score)
-        # within a need, a strictly lower score must come with a larger rank number;
-        # tied scores may carry their ranks in any order
-        lower = (need[1:] == need[:-1]) & (ordered_score[1:] < ordered_score[:-1])
-        rank_disagrees = bool(np.any(lower & ~(file_rank[1:] > file_rank[:-1])))
+        file_rank = file_rank[keep] if keep is not None else file_rank
+    order, need, rank, rank_disagrees, inside = ordered_lines(
+        r_need, score, r_doc, file_rank, max_depth
+    )
     ranked_key = order.apply(pair_key(r_need, doc_hash))
-    if max_depth is not None:
-        inside = np.flatnonzero(rank <= max_depth)
+    if inside is not None:
         order = _Order(len(inside), order.full()[inside], order.tie_at[:0], order.tie_at[:0])
-        need, rank, ranked_key = need[inside], rank[inside], ranked_key[inside]
+        ranked_key = ranked_key[inside]
 
     # relevance of each retrieved document. A table of the judged (need, doc) hashes
     # picks the candidate lines (every judged one among them, few others), whose
@@ -355,6 +375,61 @@ def rank_run(
         value = q_rel[key_order[at[found]]]
         rel[judged[found]] = np.where(value < 0, UNJUDGED, value)
 
+    return finish_ranking(
+        judged_needs, need, rank, rel, q_need, q_rel, r_need,
+        relevance_level, max_depth, complete, rank_disagrees, interpolation,
+    )  # fmt: skip
+
+
+def ordered_lines(
+    r_need: np.ndarray,
+    score: np.ndarray,
+    r_doc: pa.ChunkedArray | list[str],
+    file_rank: np.ndarray | None,
+    max_depth: int | None,
+) -> tuple[_Order, np.ndarray, np.ndarray, bool, np.ndarray | None]:
+    """The run's lines of judged needs in trec_eval order (:func:`_order`): the order,
+    each ordered line's need and rank, whether the file's rank column disagrees with
+    the scores, and the positions kept by ``-M`` (None: all). ``need`` and ``rank``
+    are already cut to ``max_depth``; the order is not. Shared by :func:`rank_run`
+    and the small-file path (:mod:`evaluation.measures.small`)."""
+    order = _order(r_need, score, r_doc)
+    need = order.by_base(r_need)  # ties share their need: no fix-up
+    rank = within_group_position(need) + 1
+    rank_disagrees = False
+    if file_rank is not None:
+        file_rank = order.apply(file_rank)
+        ordered_score = order.by_base(score)
+        # within a need, a strictly lower score must come with a larger rank number;
+        # tied scores may carry their ranks in any order
+        lower = (need[1:] == need[:-1]) & (ordered_score[1:] < ordered_score[:-1])
+        rank_disagrees = bool(np.any(lower & ~(file_rank[1:] > file_rank[:-1])))
+    inside = None
+    if max_depth is not None:
+        inside = np.flatnonzero(rank <= max_depth)
+        need, rank = need[inside], rank[inside]
+    return order, need, rank, rank_disagrees, inside
+
+
+def finish_ranking(
+    judged_needs: list[str],
+    need: np.ndarray,
+    rank: np.ndarray,
+    rel: np.ndarray,
+    q_need: np.ndarray,
+    q_rel: np.ndarray,
+    r_need: np.ndarray,
+    relevance_level: int,
+    max_depth: int | None,
+    complete: bool,
+    rank_disagrees: bool,
+    interpolation: str,
+) -> Ranking:
+    """The :class:`Ranking` of ordered, judged lines (``need``, ``rank``, ``rel``; needs
+    as indexes into ``judged_needs``) given the qrels' need indexes and relevances and
+    the run lines' needs (``r_need``): per-need counts, ``-c``'s bogus rankings, and
+    needs without run lines dropped without ``complete``. Shared by :func:`rank_run`
+    and the small-file path."""
     n = len(judged_needs)
     num_ret = np.bincount(need, minlength=n).astype(np.int64)
     has_run = num_ret > 0 if max_depth is None or max_depth > 0 else np.isin(np.arange(n), r_need)

@@ -19,20 +19,74 @@ converter :mod:`rrl.trec` (``inputs`` writes runs held in Python as TREC text wi
 :mod:`evaluation.measures`, :mod:`evaluation.significance` or :mod:`evaluation.cli`,
 and no Django. Modules here import each other by module path
 (``evaluation.trec.parsing``), never through this package, which re-exports them.
+
+Names are imported on first use (module ``__getattr__``), so importing one light
+module (``evaluation.trec.small``, ``columns``) loads neither pandas nor pyarrow:
+the command line's small-file path needs only numpy (docs/engine.md, Speed).
 """
 
-from evaluation.trec.inputs import as_qrels, as_run, is_source
-from evaluation.trec.parsing import MAX_LINE_LENGTH, run_header
-from evaluation.trec.readers import (
-    Run,
-    RunCheck,
-    check_run,
-    check_run_head,
-    read_qrels,
-    read_run,
-)
-from evaluation.trec.sources import Source, TrecFormatError
-from evaluation.trec.topics import read_needs
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evaluation.trec.inputs import (
+        as_qrels,
+        as_run,
+        is_source,
+    )
+    from evaluation.trec.parsing import (
+        MAX_LINE_LENGTH,
+        run_header,
+    )
+    from evaluation.trec.readers import (
+        Run,
+        RunCheck,
+        check_run,
+        check_run_head,
+        read_qrels,
+        read_run,
+    )
+    from evaluation.trec.sources import (
+        Source,
+        TrecFormatError,
+    )
+    from evaluation.trec.topics import (
+        read_needs,
+    )
+
+# name -> module that defines it: imported on first use (PEP 562)
+_HOME = {
+    "as_qrels": "evaluation.trec.inputs",
+    "as_run": "evaluation.trec.inputs",
+    "is_source": "evaluation.trec.inputs",
+    "MAX_LINE_LENGTH": "evaluation.trec.parsing",
+    "run_header": "evaluation.trec.parsing",
+    "Run": "evaluation.trec.readers",
+    "RunCheck": "evaluation.trec.readers",
+    "check_run": "evaluation.trec.readers",
+    "check_run_head": "evaluation.trec.readers",
+    "read_qrels": "evaluation.trec.readers",
+    "read_run": "evaluation.trec.readers",
+    "Source": "evaluation.trec.sources",
+    "TrecFormatError": "evaluation.trec.sources",
+    "read_needs": "evaluation.trec.topics",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = [
     "MAX_LINE_LENGTH",

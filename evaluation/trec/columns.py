@@ -8,8 +8,15 @@ here is vectorised.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pyarrow as pa
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# pyarrow is imported by the functions that take Arrow columns, not here: run_starts
+# (numpy only) serves the small-file path, which never loads pyarrow.
 
 
 def to_numpy(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:
@@ -19,6 +26,8 @@ def to_numpy(column: pa.ChunkedArray | pa.Array, dtype: type) -> np.ndarray:
     one by one: 0.13-0.16 s against 0.02 s for a 7M-row float64 column of 14
     chunks (pyarrow 26). ``dtype`` is the numpy type of the column's values.
     """
+    import pyarrow as pa
+
     if isinstance(column, pa.Array):
         return column.to_numpy(zero_copy_only=False).astype(dtype, copy=False)
     out = np.empty(len(column), dtype)
@@ -37,6 +46,8 @@ def take(column: pa.ChunkedArray, rows: np.ndarray) -> pa.ChunkedArray:
     memory) even to pick a few thousand rows. Here each chunk gives its own
     rows; the picks are put back in the order asked for when that differs.
     """
+    import pyarrow as pa
+
     rows = np.asarray(rows, dtype=np.int64)
     if column.num_chunks <= 1 or len(rows) == 0:
         return column.take(pa.array(rows))
@@ -77,9 +88,11 @@ def string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     unaligned big-endian word at the string's offset and masks the bytes past
     its end (ids hold no NUL byte, so zero padding is unambiguous).
     """
+    import pyarrow as pa
+
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    out = [np.zeros(0, np.uint64)]
-    prime = np.uint64(0x100000001B3)
+    out = np.empty(sum(len(chunk) for chunk in chunks), np.uint64)  # no concatenated copy
+    at = 0
     for chunk in chunks:
         if len(chunk) == 0:
             continue
@@ -88,19 +101,29 @@ def string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
             chunk.offset : chunk.offset + len(chunk) + 1
         ]
         first, end = int(offsets[0]), int(offsets[-1])
-        padded = np.zeros(end - first + 8, np.uint8)
-        padded[: end - first] = np.frombuffer(chunk.buffers()[2], np.uint8, end - first, first)
-        words = np.ndarray((end - first + 1,), ">u8", padded, strides=(1,))
-        starts, lengths = offsets[:-1] - first, np.diff(offsets)
-        hashed = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        for j in range(0, int(lengths.max()), 8):
-            word = words[np.minimum(starts + j, end - first)] & _KEEP[np.clip(lengths - j, 0, 8)]
-            mixed = (hashed ^ word.astype(np.uint64)) * prime
-            mixed ^= mixed >> np.uint64(29)
-            # strings already finished keep their hash, whatever the chunk's longest id
-            hashed = mixed if j == 0 else np.where(lengths > j, mixed, hashed)
-        out.append(hashed)
-    return np.concatenate(out)
+        data = np.frombuffer(chunk.buffers()[2], np.uint8, end - first, first)
+        out[at : at + len(chunk)] = span_hash(data, offsets[:-1] - first, np.diff(offsets))
+        at += len(chunk)
+    return out
+
+
+def span_hash(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """:func:`string_hash` of the byte spans ``data[start : start + length]`` (uint8
+    ``data``, no NUL byte in a span): the Arrow columns' hash, and the small-file
+    reader's, which hashes fields where they lie in the file."""
+    end = len(data)
+    padded = np.zeros(end + 8, np.uint8)
+    padded[:end] = data
+    words = np.ndarray((end + 1,), ">u8", padded, strides=(1,))
+    prime = np.uint64(0x100000001B3)
+    hashed = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    for j in range(0, int(lengths.max()) if len(lengths) else 0, 8):
+        word = words[np.minimum(starts + j, end)] & _KEEP[np.clip(lengths - j, 0, 8)]
+        mixed = (hashed ^ word.astype(np.uint64)) * prime
+        mixed ^= mixed >> np.uint64(29)
+        # strings already finished keep their hash, whatever the longest one
+        hashed = mixed if j == 0 else np.where(lengths > j, mixed, hashed)
+    return hashed
 
 
 def pair_key(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarray:

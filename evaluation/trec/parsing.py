@@ -2,11 +2,16 @@
 normalisation for irregular whitespace, and the slow line-by-line explainer
 that names ``file:line: reason`` when a file is bad. Used by
 :mod:`evaluation.trec.readers` (the public readers) and :mod:`evaluation.trec.topics`.
+
+Over 400 lines: the fast path (checked and parsed piece by piece), the normalisation
+and the explainer must agree on what a line is, so they stay side by side.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import mmap
 import os
 import re
 
@@ -214,14 +219,47 @@ def _regular_layout(data: bytes, delimiter: bytes) -> bool:
     return longest <= MAX_LINE_LENGTH
 
 
+# A regular file is checked and parsed this many bytes at a time (cut after a newline):
+# a mapped file's pages are let go once their piece is parsed, so the file and its table
+# are never both resident (docs/engine.md, Speed: a 377 MB run of long doc ids peaked at
+# 1.2 GB when the whole file was checked, then parsed in one call).
+PARSE_PIECE = 64 << 20
+
+
+def _pieces(data: bytes, size: int) -> list[tuple[int, int]]:
+    """(start, end) of consecutive pieces of about ``size`` bytes, each ending after a
+    newline (the last one at the end of the data)."""
+    bounds, start, n = [], 0, len(data)
+    while start < n:
+        end = data.find(b"\n", min(start + size, n) - 1) + 1 if start + size < n else n
+        end = end if end > 0 else n
+        bounds.append((start, end))
+        start = end
+    return bounds
+
+
+def _release(data: bytes, start: int, end: int) -> None:
+    """Let the pages of a mapped file's ``[start, end)`` go (they are read again from the
+    page cache if an error has to be explained); nothing for bytes in memory."""
+    advise = getattr(data, "madvise", None)
+    dontneed = getattr(mmap, "MADV_DONTNEED", None)
+    if advise is None or dontneed is None:
+        return
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE  # whole pages inside the range
+    last = end // mmap.PAGESIZE * mmap.PAGESIZE if end < len(data) else len(data)
+    if last > first:
+        advise(dontneed, first, last - first)
+
+
 def _fast_table(data: bytes, kind: str, skip: int = 0) -> pa.Table | None:
     """Parse a regular file (one delimiter between fields) or return None.
 
     Regular means: the delimiter of the first line (tab or space) and nothing
     else separates fields, no doubled separators, no blank, comment, indented
-    or trailing-blank lines, no line longer than ``MAX_LINE_LENGTH``. Checked
-    with single-byte searches and one numpy pass over the bytes
-    (:func:`_regular_layout`), cheap next to the parse itself.
+    or trailing-blank lines, no line longer than ``MAX_LINE_LENGTH``, no NUL byte.
+    Checked piece by piece (:data:`PARSE_PIECE`) with single-byte searches and one
+    numpy pass over the bytes (:func:`_regular_layout`), cheap next to the parse
+    itself, and each piece parsed right after its check, then let go (:func:`_release`).
     """
     start = data.find(b"\n") + 1 if skip else 0  # the first line after a header
     end = data.find(b"\n", start)
@@ -231,24 +269,47 @@ def _fast_table(data: bytes, kind: str, skip: int = 0) -> pa.Table | None:
     ncols = len(first.split(delimiter))
     if ncols != _NCOLS[kind]:
         return None  # junk after the sixth run column is truncated by the careful path
-    if any(data.find(byte) >= 0 for byte in (other, b"\v", b"\f")) or data[:1] == b"#":
-        return None  # single-byte searches: memchr speed
-    if not _regular_layout(data, delimiter):
-        return None  # doubled, leading or trailing separators, blank or long lines
+    if data[:1] == b"#":
+        return None
+    tables = []
+    view = memoryview(data)
     try:
-        table = _read_csv(data, ncols, delimiter.decode(), kind, skip)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None  # ragged rows, a score that is no number ...
+        for number, (lo, hi) in enumerate(_pieces(data, PARSE_PIECE)):
+            piece = view[lo:hi]
+            if any(data.find(byte, lo, hi) >= 0 for byte in (other, b"\v", b"\f", b"\x00")):
+                return None  # single-byte searches: memchr speed
+            if not _regular_layout(piece, delimiter):
+                return None  # doubled, leading or trailing separators, blank or long lines
+            try:
+                tables.append(
+                    _read_csv(piece, ncols, delimiter.decode(), kind, skip * (number == 0))
+                )
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                return None  # ragged rows, a score that is no number ...
+            _release(data, lo, hi)
+    finally:
+        with contextlib.suppress(BufferError):  # a parse that failed may still hold it
+            view.release()
+    table = _joined(tables)
     first_column = table.column(0)
     if pa.types.is_dictionary(first_column.type):
-        first_column = (
-            first_column.chunk(0).dictionary
-            if first_column.num_chunks
-            else pa.array([], pa.string())
+        first_column = pa.chunked_array(
+            [chunk.dictionary for chunk in first_column.chunks[:1]] or [pa.array([], pa.string())]
         )
     if pc.any(pc.starts_with(first_column, "#")).as_py():
         return None  # comment lines
     return table
+
+
+def _joined(tables: list[pa.Table]) -> pa.Table:
+    """The pieces' tables as one (a run's rank column as text if any piece kept it so)."""
+    if len(tables) == 1:
+        return tables[0]
+    names = tables[0].column_names
+    if "c3" in names and len({t.schema.field("c3").type for t in tables}) > 1:
+        tables = [t.set_column(names.index("c3"), "c3", pc.cast(t.column("c3"), pa.string()))
+                  for t in tables]  # fmt: skip
+    return pa.concat_tables(tables).unify_dictionaries()
 
 
 def _normalise_chunk(chunk: np.ndarray, ncols: int, keep_extra: bool) -> tuple[np.ndarray, int]:
@@ -315,10 +376,12 @@ def _normalised_table(data: bytes, name: str, kind: str, skip: int = 0) -> pa.Ta
 def _parse(data: bytes, name: str, kind: str, skip: int = 0) -> tuple[pa.Table, bool]:
     """Split a file into string columns; ``fast`` tells whether row i is line i+1
     (line i+2 after a ``skip``ped header)."""
-    _check_bytes(data, name)
+    if re.search(rb"\S", data) is None:  # the rest of _check_bytes runs piece by piece
+        raise TrecFormatError(name, 1, "empty file")
     table = _fast_table(data, kind, skip)
     fast = table is not None
     if table is None:
+        _check_bytes(data, name)
         table = _normalised_table(data, name, kind, skip)
     if table.num_rows == 0:  # a header and nothing else
         raise TrecFormatError(name, 1, "empty file (no content lines after the header)")

@@ -1,0 +1,165 @@
+"""A :class:`~evaluation.measures.ranking.Ranking` scored, averaged and written as
+trec_eval writes it, with numpy alone.
+
+:func:`score_ranking` is the core of :func:`~evaluation.measures.evaluate` (which wraps
+its :class:`Scores` in an :class:`~evaluation.measures.Evaluation` with a pandas frame);
+:func:`trec_eval_text` is the one writer of trec_eval's text output, used by
+``Evaluation.to_trec_eval`` and by the command line's small-file path
+(:mod:`evaluation.measures.small`), which never imports pandas. One implementation
+each, so both paths print the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from evaluation.measures import definitions as d
+from evaluation.measures.catalog import BOGUS_ZEROED
+from evaluation.measures.ranking import Ranking
+from evaluation.measures.request import Request, compute_request, split_params
+
+# one entry per printed measure: (column, format, printed per need, printed in the summary)
+Layout = list[tuple[str, str, bool, bool]]
+
+
+@dataclass
+class Scores:
+    """What :func:`score_ranking` computed: per-need ``columns`` (float64 arrays in
+    ``ranking.need_ids`` order), the ``summary``, text measures (``strings``), the
+    printing ``order`` and which needs are ``counted`` (printed) per need."""
+
+    columns: dict[str, np.ndarray]
+    summary: dict[str, float]
+    strings: dict[str, dict[str, str]]
+    order: Layout
+    counted: np.ndarray
+
+
+def _sequential_mean(values: np.ndarray, count: int) -> float:
+    """Sum in need order (as trec_eval accumulates) then divide."""
+    if len(values) == 0 or count == 0:
+        return 0.0
+    return float(np.cumsum(values)[-1] / count)
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def score_ranking(
+    ranking: Ranking, requests: list[Request], complete: bool, trec_eval_9: bool
+) -> Scores:
+    """Every requested measure per need and summarised as trec_eval does."""
+    n = ranking.n
+    bogus = ~ranking.has_run
+    # 9.0.8 with -c scores only the needs with run lines and divides by all
+    # qrels needs; a gm_* summary then adds log(0.00001) once per missing need
+    counted = ranking.has_run if trec_eval_9 and complete else np.ones(n, bool)
+    columns: dict[str, np.ndarray] = {}
+    strings: dict[str, dict[str, str]] = {}
+    order: Layout = []
+    summary: dict[str, float] = {}
+    for req in requests:
+        m = req.measure
+        if m.name == "runid":
+            order.append(("runid", "runid", False, True))
+            continue
+        if m.name == "num_q":
+            order.append(("num_q", "long", False, True))
+            summary["num_q"] = float(n)
+            continue
+        if m.name == "relstring":
+            length = int(float(split_params(req.params)[0])) if req.params else 10
+            name = f"relstring_{req.params}" if req.params else "relstring"
+            texts = d.relstring(ranking, max(length, 0))
+            strings[name] = {
+                need: ("" if b else t)
+                for need, t, b in zip(ranking.need_ids, texts, bogus, strict=True)
+            }
+            order.append((name, "string", True, False))
+            continue
+        values = compute_request(req, ranking)
+        for name, value in values.items():
+            value = np.asarray(value, dtype=np.float64).copy()
+            if m.name in BOGUS_ZEROED:
+                # a need scored only because of -c was ranked on trec_eval's bogus
+                # one-document ranking; trec_eval then zeroes these measures
+                value[bogus] = 0.0
+            fmt = "long" if m.integer else "double"
+            scored = value[counted]
+            if m.summary == "gm":
+                total = _sequential_sum(scored) + (n - len(scored)) * math.log(d.MIN_GEO_MEAN)
+                summary[name] = math.exp(total / n)
+            elif m.summary == "sum":
+                summary[name] = _sequential_sum(scored)
+            elif m.summary == "num_rel":
+                summary[name] = (
+                    float(ranking.qrels_positive) if complete else _sequential_sum(scored)
+                )
+            else:
+                summary[name] = _sequential_mean(scored, n)
+            if m.per_need:
+                columns[name] = value
+            order.append((name, fmt, m.per_need, True))
+    return Scores(columns, summary, strings, order, counted)
+
+
+def need_warnings(run_needs: set[str], judged: set[str], rank_disagrees: bool) -> list[str]:
+    """The warnings of an evaluation: run needs without judgments, a rank column
+    that contradicts the scores."""
+    warnings = []
+    unjudged = sorted(run_needs - judged, key=str.encode)
+    if unjudged:
+        shown = ", ".join(unjudged[:5]) + (" ..." if len(unjudged) > 5 else "")
+        warnings.append(f"{len(unjudged)} run need(s) without judgments, ignored: {shown}")
+    if rank_disagrees:
+        warnings.append(
+            "the rank column disagrees with the score order; ranks come from the scores"
+        )
+    return warnings
+
+
+def fmt(value: float, kind: str) -> str:
+    """A value as trec_eval prints it: ``%ld`` for counts, ``%6.4f`` else."""
+    if kind == "long":
+        return str(int(value))
+    if value != value:  # NaN: C's printf shows 0.0 / 0.0 on x86 as -nan
+        return "  -nan"
+    return f"{value:6.4f}"
+
+
+def trec_eval_text(
+    needs: Iterable[str],
+    value: Callable[[str], Callable[[str], float]],
+    order: Layout,
+    summary: dict[str, float],
+    strings: dict[str, dict[str, str]],
+    run_id: str,
+    per_need: bool = False,
+    with_summary: bool = True,
+) -> str:
+    """trec_eval's text output: with ``per_need`` the lines of each of ``needs`` first
+    (``value(need)(column)`` gives a need's value), then the ``all`` lines."""
+    lines = []
+    if per_need:
+        for need in needs:
+            row = value(need)
+            for column, kind, printed, _ in order:
+                if not printed:
+                    continue
+                if kind == "string":
+                    lines.append(f"{column:<22}\t{need}\t'{strings[column][need]}'")
+                else:
+                    lines.append(f"{column:<22}\t{need}\t{fmt(row(column), kind)}")
+    for column, kind, _, summarised in order:
+        if not summarised or not with_summary:
+            continue
+        if kind == "runid":
+            lines.append(f"{'runid':<22}\tall\t{run_id}")
+        else:
+            lines.append(f"{column:<22}\tall\t{fmt(summary[column], kind)}")
+    return "\n".join(lines) + "\n" if lines else ""
