@@ -5,7 +5,10 @@ answers on localhost, else SQLite), inserts 300 scored runs (synthetic per-need 
 stored exactly as scoring stores them), then uploads a 7,000 x 1,000 run through the
 web form and times each stage until it is scored and compared with all 300 runs. With
 Redis on localhost the run is scored by a real Celery worker process (one worker,
-concurrency 1); otherwise in-process. Prints a table.
+concurrency 1); otherwise in-process. Prints a table, with the worker's own scoring and
+comparing task times (from its log) and its peak memory (VmHWM of the worker and its
+pool process). ``BENCH_DATABASE`` (dropped and recreated; default ``bench_platform``) and
+``BENCH_REDIS_DB`` (default 13) let sessions sharing a machine keep apart.
 
     .venv/bin/python bench/bench_platform.py [--runs 300] [--needs 7000] [--docs 1000]
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import socket
 import subprocess
 import sys
@@ -38,18 +42,22 @@ def answers(port: int) -> bool:
 
 
 def configure(media: str) -> tuple[str, str]:
+    # Sessions sharing a machine each name their own: BENCH_DATABASE (dropped and
+    # recreated) and BENCH_REDIS_DB.
+    name = os.environ.get("BENCH_DATABASE", "bench_platform")
     if answers(5432):
         import psycopg
 
         with psycopg.connect(
             "postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True
         ) as conn:
-            conn.execute("DROP DATABASE IF EXISTS bench_platform")
-            conn.execute("CREATE DATABASE bench_platform")
-        database = "postgres://postgres@127.0.0.1:5432/bench_platform"
+            conn.execute(f"DROP DATABASE IF EXISTS {name}")
+            conn.execute(f"CREATE DATABASE {name}")
+        database = f"postgres://postgres@127.0.0.1:5432/{name}"
     else:
         database = f"sqlite:///{media}/bench.sqlite3".replace("sqlite:///", "sqlite:////", 1)
-    broker = "redis://127.0.0.1:6379/13" if answers(6379) else ""
+    redis_db = os.environ.get("BENCH_REDIS_DB", "13")
+    broker = f"redis://127.0.0.1:6379/{redis_db}" if answers(6379) else ""
     os.environ.update(
         DATABASE_URL=database,
         MEDIA_ROOT=media,
@@ -133,6 +141,42 @@ def existing_runs(benchmark, judgments, count: int, seed: int = 2) -> None:
         )
 
 
+def task_times(log: Path) -> list[tuple[str, float]]:
+    """(task, seconds) of the scoring and comparing tasks, as the worker logged them:
+    its own time, without the upload or the wait for the message."""
+    found = re.findall(
+        r"leaderboard\.tasks\.(score_submission|compare_submission)\[[^]]+\] "
+        r"succeeded in ([0-9.]+)s",
+        log.read_text(errors="replace"),
+    )
+    return [
+        (
+            task.split("_")[0].replace("score", "scoring").replace("compare", "comparing"),
+            float(seconds),
+        )
+        for task, seconds in found
+    ]
+
+
+def peak_memory(pid: int) -> int:
+    """The largest peak resident set (VmHWM, kB) of ``pid`` and its child processes (the
+    prefork pool's process does the work); 0 where /proc cannot say."""
+    peak = 0
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]))
+        pids.extend(int(child) for child in children)
+    return peak
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300)
@@ -180,7 +224,7 @@ def main() -> None:
                 "bench-platform,bench-platform.score,bench-platform.compare",
                 "--without-gossip",
                 "--without-mingle",
-                "--loglevel=WARNING",
+                "--loglevel=INFO",
             ],
             cwd=ROOT,
             env=env,
@@ -225,6 +269,14 @@ def main() -> None:
         t_page = time.perf_counter()
         assert client.get("/benchmarks/bench/").status_code == 200
         rows.append(("leaderboard page render", time.perf_counter() - t_page))
+        if worker is not None:
+            time.sleep(0.5)  # the worker logs a task's time just after storing its result
+            log.flush()
+            for task, seconds in task_times(Path(media) / "worker.log"):
+                rows.append((f"worker: {task} task alone", seconds))
+            peak = peak_memory(worker.pid)
+            if peak:
+                rows.append(("peak worker memory (MB, not seconds)", peak / 1024))
     finally:
         if worker is not None:
             worker.terminate()

@@ -253,7 +253,9 @@ def _group_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     the needs). ``np.cumsum`` adds sequentially; it runs once per position
     across all groups (or once per group, when there are fewer groups than the
     longest group has elements): min(groups, longest) numpy calls, no loop over
-    documents.
+    documents. Groups all of one length take a single 2-D ``np.cumsum`` (the G of
+    7,000 needs x 1,000 documents: ~0.5 s -> ~0.05 s for each of its two sums). Padding
+    ragged groups to one length was tried: no faster than the loop at 500-1,000 a need.
     """
     out = np.array(values, dtype=np.float64)
     if len(out) == 0:
@@ -261,6 +263,10 @@ def _group_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     starts = run_starts(group)
     ends = np.append(starts[1:], len(out))
     longest = int((ends - starts).max())
+    if len(starts) * longest == len(out):  # a row per group; cumsum adds in order, in place
+        rows = out.reshape(len(starts), longest)
+        np.cumsum(rows, axis=1, out=rows)
+        return out
     if len(starts) <= longest:
         for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
             out[start:end] = np.cumsum(out[start:end])

@@ -69,11 +69,14 @@ def compare(submission: Submission, judgments: Judgments) -> int:
     answer scores 0 (trec_eval -c). Returns the number of comparisons stored.
     """
     benchmark = submission.benchmark
-    mine = Result.objects.filter(submission=submission, judgments=judgments).first()
+    mine = (
+        Result.objects.filter(submission=submission, judgments=judgments).defer("per_need").first()
+    )
     if mine is None:
         return 0
-    # Pair over the needs with at least one relevant document.
-    mask = mine.per_need_frame()["num_rel"].to_numpy() > 0
+    # Pair over the needs with at least one relevant document: R per need, in the
+    # vectors' order, from the small ranks blob (the per-need matrix is ~1.5 MB).
+    mask = np.fromiter(mine.num_relevant().values(), dtype=np.int64) > 0
     stored = 0
     for measure in benchmark.tested_measures():
         fill_vectors(benchmark, judgments, measure)
