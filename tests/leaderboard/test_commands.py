@@ -54,6 +54,14 @@ def test_load_benchmark_reports_progress_and_line_errors(db, tmp_path):
     assert Benchmark.objects.get(slug="lib").judgments.count() == 1
 
 
+def test_load_benchmark_takes_the_primary_measure_in_either_name_system(db):
+    call_command("load_benchmark", "dl", "--primary-measure", "nDCG@10", stdout=io.StringIO())
+    assert Benchmark.objects.get(slug="dl").primary_measure == "ndcg_cut_10"
+    with pytest.raises(CommandError, match="--primary-measure: .*nDGC@10"):
+        call_command("load_benchmark", "dl2", "--primary-measure", "nDGC@10", stdout=io.StringIO())
+    assert not Benchmark.objects.filter(slug="dl2").exists()
+
+
 def test_score_pending_and_rescore(demo, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
         call_command("rescore", "library", stdout=io.StringIO())

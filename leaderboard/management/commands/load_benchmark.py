@@ -11,6 +11,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
+from evaluation.measures import UnknownMeasure, resolve
 from evaluation.trec import TrecFormatError
 from leaderboard.models import Benchmark
 from leaderboard.pipeline.datasets import DatasetError, dataset_files, load_dataset
@@ -58,6 +59,11 @@ class Command(BaseCommand):
             title = title or ir_datasets
         if not slug:
             raise CommandError("give the benchmark a slug (optional only with --ir-datasets)")
+        if primary_measure:  # either name system, stored as its column (as the admin does)
+            try:
+                primary_measure = resolve(primary_measure).column
+            except UnknownMeasure as error:
+                raise CommandError(f"--primary-measure: {error}") from error
         benchmark, created = Benchmark.objects.get_or_create(
             slug=slug, defaults={"title": title or slug}
         )
