@@ -29,8 +29,9 @@ pyarrow (docs/engine.md, Speed).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from evaluation.lazy import lazy_names
 
 if TYPE_CHECKING:
     from evaluation.measures.catalog import (
@@ -91,17 +92,7 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOME))
+__getattr__, __dir__ = lazy_names(__name__, _HOME)
 
 
 __all__ = [

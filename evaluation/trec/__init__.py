@@ -27,8 +27,9 @@ the command line's small-file path needs only numpy (docs/engine.md, Speed).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from evaluation.lazy import lazy_names
 
 if TYPE_CHECKING:
     from evaluation.trec.inputs import (
@@ -75,17 +76,7 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOME))
+__getattr__, __dir__ = lazy_names(__name__, _HOME)
 
 
 __all__ = [
