@@ -10,12 +10,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
+# editable_mode=compat: the checkout on sys.path by a plain .pth line; setuptools' default
+# editable finder imports pathlib, re and urllib in every process (~25 ms of each
+# `python -m evaluation` on a small run, docs/engine.md "Fifth round")
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q -e . --config-settings editable_mode=compat
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev]' --config-settings editable_mode=compat
 	touch $(VENV)/.installed $@
 
 run: $(VENV)/.installed

@@ -30,9 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
-import glob
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -43,10 +40,26 @@ from evaluation.measures.interpolation import MODES
 from evaluation.trec.sources import TrecFormatError
 
 
+class _Help(argparse.HelpFormatter):
+    """argparse's formatter, given the terminal's width from ``os``: argparse asks
+    ``shutil`` for it, whose import (with bz2 and lzma) is ~5 ms of a small run."""
+
+    def __init__(self, prog: str) -> None:
+        try:
+            columns = int(os.environ["COLUMNS"])
+        except (KeyError, ValueError):
+            try:
+                columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+            except (AttributeError, ValueError, OSError):
+                columns = 80
+        super().__init__(prog, width=max(columns, 11) - 2)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m evaluation",
         description="Score a TREC run against qrels, as trec_eval does.",
+        formatter_class=_Help,
     )
     parser.add_argument("-q", action="store_true", help="print per-need values too")
     parser.add_argument(
@@ -116,6 +129,8 @@ def _reusing_freed_memory() -> Iterator[None]:
     Speed). With ``mmap`` off and no trimming, freed arrays stay in the heap
     and are reused. Restored after; a C library without ``mallopt`` is left alone.
     """
+    import ctypes  # here: 4 ms of a small run's start, and only glibc has it
+
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
@@ -150,6 +165,8 @@ def expand_runs(paths: list[str]) -> list[str]:
                 f for f in inside if os.path.isfile(f) and not os.path.basename(f).startswith(".")
             )
         elif not os.path.exists(path) and any(c in path for c in "*?["):
+            import glob
+
             files += sorted(f for f in glob.glob(path) if os.path.isfile(f)) or [path]
         else:
             files.append(path)
@@ -269,6 +286,8 @@ def _score(argv: list[str]) -> int:
         if result is not None:
             results.append((path, result))
     if args.format == "json" and results:
+        import json
+
         if many:
             objects = [{"run": path, **json.loads(r.to_json())} for path, r in results]
             sys.stdout.write(json.dumps(objects, indent=1) + "\n")

@@ -29,7 +29,6 @@ concern, and splitting them would make two places that name measures.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -434,5 +433,7 @@ def close_matches(name: str, n: int = 5) -> list[str]:
         known.setdefault(alias.lower(), alias)
     lowered = name.strip().lower()
     found = [k for k in known if k.startswith((lowered + "@", lowered + "_"))]
+    import difflib  # only for a misspelt name
+
     found += difflib.get_close_matches(lowered, list(known), n=n, cutoff=0.6)
     return list(dict.fromkeys(known[k] for k in found))[:n]

@@ -28,7 +28,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evaluation.trec.columns import pair_key, run_starts, string_hash, take, to_numpy
+from evaluation.trec.columns import (
+    all_distinct,
+    pair_key,
+    run_starts,
+    string_hash,
+    take,
+    to_numpy,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,7 +141,7 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     boundary = np.zeros(n, bool)
     boundary[starts] = True
     block_need = need[starts]
-    contiguous = len(np.unique(block_need)) == len(block_need)
+    contiguous = all_distinct(block_need)
     presorted = contiguous and bool(np.all((score[1:] <= score[:-1]) | boundary[1:]))
     base: np.ndarray | None
     if presorted and bool(np.all(block_need[1:] > block_need[:-1])):

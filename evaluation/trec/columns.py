@@ -181,6 +181,13 @@ def run_starts(values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(start)
 
 
+def all_distinct(values: np.ndarray) -> bool:
+    """Whether no value occurs twice: a sort and one comparison of neighbours
+    (``np.unique`` imports ``numpy.ma``, 20 ms of a small run's 0.15 s)."""
+    ordered = np.sort(values)
+    return not bool(np.any(ordered[1:] == ordered[:-1]))
+
+
 def blocks_with_repeats(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarray | None:
     """Rows of the need blocks holding a repeated 32-bit doc hash, or None.
 
@@ -196,7 +203,7 @@ def blocks_with_repeats(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarra
         return np.zeros(0, np.int64)
     starts = run_starts(need_codes)
     blocks = len(starts)
-    if blocks > 1 and len(np.unique(need_codes[starts])) != blocks:
+    if blocks > 1 and not all_distinct(need_codes[starts]):
         return None  # some need's lines are split over several blocks
     lengths = np.diff(np.append(starts, n))
     width = int(lengths.max())
