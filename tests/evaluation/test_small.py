@@ -252,6 +252,45 @@ def test_a_bad_run_among_many_is_reported_and_skipped(capsys, runs):
     assert (code, out) == (1, "") and err.startswith("evaluation: illegal measure 'nDCG10'")
 
 
+def _command(*args: str) -> tuple[int, str, str]:
+    """``python -m evaluation ARGS`` in a fresh process (no pyarrow loaded: it may fork)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation", *args], capture_output=True, text=True, cwd=ROOT
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_runs_scored_at_once_print_what_one_after_another_prints(runs):
+    qrels, folder = runs
+    (folder / "c.txt").write_text("q1 Q0 d1 1 abc beta\n")  # a bad run among them
+    (folder / "d.txt").write_text("q1 Q0 d2 1 3 x\nq2 Q0 d3 1 1 y\n")  # two tags: a warning
+    for i in range(12):  # more runs than workers, each its own runid
+        (folder / f"e{i:02d}.txt").write_text(f"q1 Q0 d{i % 3 + 1} 1 3 r{i}\nq2 Q0 d3 1 1 r{i}\n")
+    for flags in (["-m", "map", "-m", "P.5"], ["-q"], ["-c", "-m", "ndcg"]):
+        one = _command("-j", "1", *flags, str(qrels), str(folder))
+        two = _command("-j", "3", *flags, str(qrels), str(folder))
+        assert one == two
+        code, out, err = two
+        assert code == 2 and out.count("runid                 \tall\t") == 15
+        assert err.splitlines()[0] == f"{folder / 'c.txt'}:1: score 'abc' is not a number"
+        assert "2 different tags in the run; its runid is the last line's, 'y'" in err
+    one = _command("-j", "1", "-m", "nDCG10", str(qrels), str(folder))
+    two = _command("-j", "2", "-m", "nDCG10", str(qrels), str(folder))
+    assert one == two and two[:2] == (1, "") and "illegal measure 'nDCG10'" in two[2]
+
+
+def test_workers_fork_only_without_arrow_and_never_more_than_runs(monkeypatch):
+    import evaluation.cli.score as score
+
+    assert score._jobs(8, 3) == 3 and score._jobs(0, 5) == 1 and score._jobs(None, 1) == 1
+    monkeypatch.setattr(score.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert score._jobs(None, 100) == 2
+    monkeypatch.setitem(sys.modules, "pyarrow", object())
+    assert not score._can_fork()
+    monkeypatch.delitem(sys.modules, "pyarrow")
+    assert score._can_fork() == hasattr(os, "fork")
+
+
 # ------------------------------------------------------- a large file parsed in pieces
 
 
