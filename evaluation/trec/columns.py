@@ -102,9 +102,38 @@ def string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
         ]
         first, end = int(offsets[0]), int(offsets[-1])
         data = np.frombuffer(chunk.buffers()[2], np.uint8, end - first, first)
-        out[at : at + len(chunk)] = span_hash(data, offsets[:-1] - first, np.diff(offsets))
+        lengths = np.diff(offsets)
+        width = int(lengths[0])
+        if 0 < width <= 64 and int(lengths.min()) == int(lengths.max()):
+            # ids of one length (MS MARCO's, UUIDs ...) lie as rows of a matrix
+            out[at : at + len(chunk)] = _fixed_width_hash(data.reshape(len(chunk), width))
+        else:
+            out[at : at + len(chunk)] = span_hash(data, offsets[:-1] - first, lengths)
         at += len(chunk)
     return out
+
+
+def _fixed_width_hash(rows: np.ndarray) -> np.ndarray:
+    """:func:`span_hash` of strings of one length, the rows of ``rows`` (n x width
+    uint8): the same values, each 8-byte word read in place as a strided big-endian
+    view (no gathers, no masks but the last word's): 0.83 -> 0.29 s for 7M
+    MS MARCO ids (docs/engine.md, "Fifth round")."""
+    n, width = rows.shape
+    prime = np.uint64(0x100000001B3)
+    hashed = np.full(n, width * 0x9E3779B97F4A7C15 % 2**64, np.uint64)  # as span_hash's
+    word = np.empty(n, np.uint64)
+    for j in range(0, width, 8):
+        if width - j >= 8:
+            view = np.ndarray((n,), ">u8", rows, offset=j, strides=(width,))
+        else:  # the last, partial word: its bytes at the top, zeros below
+            tail = np.zeros((n, 8), np.uint8)
+            tail[:, : width - j] = rows[:, j:]
+            view = tail.view(">u8").ravel()
+        word[:] = view  # to native order
+        hashed ^= word
+        hashed *= prime
+        hashed ^= hashed >> np.uint64(29)
+    return hashed
 
 
 def span_hash(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -6,6 +6,8 @@ import gzip
 import io
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluation.trec import (
     TrecFormatError,
@@ -293,6 +295,32 @@ def test_doc_hash_is_the_same_whatever_the_chunk_or_slice():
     hashed = string_hash(chunked).tolist()
     assert hashed[10:] == hashed[:8] and hashed[8] == hashed[2]
     assert len(set(hashed[:8] + [hashed[9]])) == 9
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    width=st.integers(1, 70),
+    count=st.integers(1, 40),
+    seed=st.integers(0, 2**32 - 1),
+    cut=st.integers(0, 40),
+)
+def test_ids_of_one_length_hash_as_any_ids_do(width, count, seed, cut):
+    """The fixed-width fast path (every id of a chunk one length, read as rows) gives
+    span_hash's values: a mixed chunk, a sliced one and the spans themselves agree."""
+    import numpy as np
+    import pyarrow as pa
+
+    from evaluation.trec.columns import span_hash, string_hash
+
+    rng = np.random.default_rng(seed)
+    ids = ["".join(map(chr, rng.integers(33, 127, width))) for _ in range(count)]
+    fixed = string_hash(pa.chunked_array([ids, pa.array(["?", *ids]).slice(1)])).tolist()
+    mixed = string_hash(pa.chunked_array([[*ids, "x" * (width + 1)]])).tolist()[:-1]
+    data = np.frombuffer("".join(ids).encode(), np.uint8)
+    spans = span_hash(data, np.arange(count) * width, np.full(count, width)).tolist()
+    assert fixed == mixed + mixed == spans + spans
+    assert len(set(fixed[:count])) == len(set(ids))  # distinct ids, distinct hashes here
+    assert string_hash(pa.chunked_array([ids[: cut % count]])).tolist() == spans[: cut % count]
 
 
 def test_to_numpy_matches_pyarrow_for_chunks_nulls_and_empty():
