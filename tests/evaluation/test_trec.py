@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 
@@ -434,3 +435,36 @@ def test_take_picks_as_arrow_does_without_joining_chunks():
         assert picked.type == column.type
         assert picked.to_pylist() == column.take(pa.array(rows, pa.int64())).to_pylist()
     assert take(pa.chunked_array([["a", "b"]]), np.array([1])).to_pylist() == ["b"]
+
+
+@pytest.mark.parametrize(
+    ("text", "header", "regular"),
+    [
+        (b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5 t\n", False, True),
+        (b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5 t", False, True),  # no newline at the end
+        (b"qid\tQ0 docno rank score tag\nq1 Q0 d1 1 2.5 t\n", True, True),  # any header
+        (b"q1 Q0 d1\t1 2.5 t x\nq1 Q0 d2 2 1.5 t\n", False, False),  # a tab among spaces
+        (b"q1 Q0 d1 1 2.5 t\nq1 Q0 d\x0b2 2 1.5 t\n", False, False),  # VT inside a field
+        (b"q1 Q0 d1 1 2.5 t\nq1 Q0 d\x002 2 1.5 t\n", False, False),  # NUL
+        (b"q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 1.5 t\n", False, False),  # a lone CR
+        (b"q1 Q0 d1 1 2.5 t\n\x0cq1 Q0 d2 2 1.5 t\n", False, False),  # FF
+    ],
+)
+def test_layout_check_counts_every_blank_that_is_no_delimiter(text, header, regular):
+    from evaluation.trec.parsing import _regular_layout
+
+    assert _regular_layout(text, b" ", 6, header=header) is regular
+    if not regular:  # and the reader still answers, by the careful path
+        with pytest.raises(TrecFormatError) if b"\x00" in text else contextlib.nullcontext():
+            read_run(text)
+
+
+def test_a_tab_in_place_of_a_space_is_left_to_the_careful_path():
+    """Blanks are counted, not searched for: a tab standing for a space keeps the count,
+    and the parse (every line six fields) refuses the line, so the careful path reads it."""
+    from evaluation.trec.parsing import _fast_table, _regular_layout
+
+    text = b"q1 Q0 d1\t1 2.5 t\nq1 Q0 d2 2 1.5 t\n"
+    assert _regular_layout(text, b" ", 6) is True
+    assert _fast_table(text, "run") is None
+    assert read_run(text).frame.doc_id.tolist() == ["d1", "d2"]
