@@ -210,7 +210,10 @@ def fields(data: bytes, ncols: int) -> Fields | None:
         return None
     if int((end[:, -1] - start[:, 0]).max()) > 9_000:
         return None  # near MAX_LINE_LENGTH (10,000): leave it to the general reader
-    return Fields(raw, start, end - start)
+    # column-major: each column's offsets contiguous, ~8x faster to gather by than a
+    # strided column of the (lines x fields) matrix; 32-bit (a small file is < 2 GB)
+    length = np.asfortranarray(end - start, dtype=np.int32)
+    return Fields(raw, np.asfortranarray(start, dtype=np.int32), length)
 
 
 def repeated_pair(need: np.ndarray, doc_hash: np.ndarray, rows: Fields, column: int) -> bool:
