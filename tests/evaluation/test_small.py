@@ -432,3 +432,28 @@ def test_tags_counted_as_the_general_reader_counts_them(tags, distinct):
     assert small_run.tag == tags[-1] and len(small_run.warnings) == (distinct > 1)
     if distinct > 1:
         assert small_run.warnings[0].startswith(f"r.txt: {distinct} different tags")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    pieces=st.lists(
+        st.sampled_from(["a", "bb", "7", " ", "\n", "\t", "x y", "q1 Q0"]), max_size=24
+    ),
+    ncols=st.sampled_from([1, 2, 4, 6]),
+)
+def test_one_separator_files_split_as_the_general_field_finder_splits_them(pieces, ncols):
+    """The usual file's fields (one separator byte between them) found from the separators'
+    positions alone, as the finder for any gaps finds them (or both refuse the file)."""
+    import numpy as np
+
+    data = "".join(pieces).encode()
+    raw = np.frombuffer(data, np.uint8)
+    separator = raw <= 32
+    if not data or separator[0] or np.any(separator[1:] & separator[:-1]):
+        return  # not the one-separator shape
+    fast = small._single_gap_fields(raw, separator, ncols)
+    general = small._any_gap_fields(data, raw, separator, ncols)
+    assert (fast is None) == (general is None)
+    if fast is not None:
+        assert fast.start.tolist() == general.start.tolist()
+        assert fast.length.tolist() == general.length.tolist()
