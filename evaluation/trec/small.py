@@ -105,12 +105,14 @@ class Fields:
         return self._slack
 
     def blocks(self, column: int) -> np.ndarray:
-        """Rows where the column's value differs from the previous row's (0 first)."""
-        matrix = self.matrix(column)
-        rows = matrix.view(f"S{matrix.shape[1]}").ravel()  # no NUL in a field: exact
-        differs = np.empty(len(rows), bool)
-        differs[0] = True
-        np.not_equal(rows[1:], rows[:-1], out=differs[1:])
+        """Rows where the column's value differs from the previous row's (0 first): a
+        length or a byte at some position differs (:meth:`columns`' contiguous rows)."""
+        length = self.length[:, column]
+        differs = np.empty(len(length), bool)
+        differs[:1] = True
+        np.not_equal(length[1:], length[:-1], out=differs[1:])
+        for row in self.columns(column):
+            differs[1:] |= row[1:] != row[:-1]
         return np.flatnonzero(differs)
 
     def values(self, column: int) -> tuple[list[str], np.ndarray]:
