@@ -161,28 +161,28 @@ def _decimals(columns: np.ndarray) -> np.ndarray | None:
     row per byte position, zero padded), read as the nearest double, or None when some
     field is not one. Exact: the digits make an integer m < 2**53 and the value is
     m / 10**k, one correctly rounded division of two exact doubles (Clinger's fast
-    path, what strtod does for such numbers)."""
+    path, what strtod does for such numbers). The byte checks and the digit counts are
+    matrix-wide; the mantissa and the digits after the dot go a byte position at a
+    time, updated in place where the byte is a digit."""
     width, rows = columns.shape
-    mantissa = np.zeros(rows, np.int64)
-    digits = np.zeros(rows, np.int64)
-    fraction = np.zeros(rows, np.int64)
-    dots = np.zeros(rows, np.int64)
-    for k in range(width):
-        byte = columns[k]
-        digit = byte - np.uint8(48)  # wraps for bytes below '0'
-        is_digit = digit < 10
-        is_dot = byte == 46
-        other = ~is_digit & ~is_dot & (byte != 0)
-        if k == 0:
-            other &= byte != 45  # a leading '-'
-        if other.any():
-            return None  # an exponent, '+' ...: numpy's cast reads those
-        mantissa = np.where(is_digit, mantissa * 10 + digit, mantissa)
-        digits += is_digit
-        fraction += is_digit & (dots > 0)
-        dots += is_dot
-    if not (bool(np.all((digits > 0) & (digits <= 15))) and int(dots.max()) <= 1):
+    digit = columns - np.uint8(48)  # wraps for bytes below '0'
+    is_digit = digit < 10
+    dot = columns == 46
+    other = ~is_digit & ~dot & (columns != 0)
+    other[0] &= columns[0] != 45  # a leading '-'
+    if bool(other.any()):
+        return None  # an exponent, '+' ...: numpy's cast reads those
+    digits = is_digit.sum(axis=0, dtype=np.int8)  # at most 40 bytes a field
+    if not bool(np.all((digits > 0) & (digits <= 15))) or int(dot.sum(axis=0).max()) > 1:
         return None
+    mantissa = np.zeros(rows, np.int64)
+    fraction = np.zeros(rows, np.int8)
+    seen_dot = np.zeros(rows, bool)
+    for k in range(width):
+        np.multiply(mantissa, 10, out=mantissa, where=is_digit[k])
+        np.add(mantissa, digit[k], out=mantissa, where=is_digit[k])
+        fraction += is_digit[k] & seen_dot
+        seen_dot |= dot[k]
     values = mantissa.astype(np.float64) / _POWERS[fraction]
     return np.where(columns[0] == 45, -values, values)
 
