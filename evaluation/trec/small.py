@@ -200,31 +200,37 @@ def fields(data: bytes, ncols: int) -> Fields | None:
 
 def _single_gap_fields(raw: np.ndarray, separator: np.ndarray, ncols: int) -> Fields | None:
     """:func:`fields` of the usual file, one separator byte between fields and lines:
-    each separator ends a field, so its positions give every field's end and the next
-    one's start (half the positions of :func:`_any_gap_fields`' edges, 32-bit)."""
-    sep = np.flatnonzero(separator).astype(np.int32)
+    each separator ends a field and the next one starts after it, so the separators'
+    positions (half :func:`_any_gap_fields`' edges) give every column's starts and
+    lengths directly, written column by column into 32-bit column-major arrays."""
+    sep = np.flatnonzero(separator).astype(np.int32)  # a small file is < 2 GB
     trailing = bool(separator[-1])  # the last field ends at a separator, else at the end
     count = len(sep) + (not trailing)
     if count == 0 or count % ncols:
         return None
-    end = np.empty(count, np.int32)
-    end[: len(sep)] = sep
-    if not trailing:
-        end[-1] = len(raw)
-    start = np.empty(count, np.int32)
-    start[0] = 0
-    np.add(end[:-1], 1, out=start[1:])
+    rows = count // ncols
     # the separator after each line's last field is its newline, the others are not; the
     # file may end after a last field, a newline or one blank
-    newline = np.zeros(count, bool)
-    newline[: len(sep)] = raw[sep] == 10
-    newline = newline.reshape(-1, ncols)
-    if newline[:, :-1].any() or not newline[:-1, -1].all():
-        return None  # a line with more or fewer fields
-    start, end = start.reshape(-1, ncols), end.reshape(-1, ncols)
-    if int((end[:, -1] - start[:, 0]).max()) > 9_000:
+    newline = raw[sep] == 10
+    last = newline[ncols - 1 :: ncols]
+    if any(newline[c::ncols].any() for c in range(ncols - 1)):
+        return None  # a line with more fields
+    if not last[: rows - 1].all():
+        return None  # a line with fewer fields
+    start = np.empty((rows, ncols), np.int32, order="F")
+    length = np.empty((rows, ncols), np.int32, order="F")
+    start[0, 0] = 0
+    np.add(sep[ncols - 1 :: ncols][: rows - 1], 1, out=start[1:, 0])
+    for c in range(1, ncols):
+        np.add(sep[c - 1 :: ncols], 1, out=start[:, c])
+    for c in range(ncols):
+        ends = sep[c::ncols]
+        np.subtract(ends, start[: len(ends), c], out=length[: len(ends), c])
+    if not trailing:  # the file's last field runs to its end
+        length[-1, -1] = len(raw) - start[-1, -1]
+    if int((start[:, -1] + length[:, -1] - start[:, 0]).max()) > 9_000:
         return None  # near MAX_LINE_LENGTH (10,000): leave it to the general reader
-    return Fields(raw, np.asfortranarray(start), np.asfortranarray(end - start))
+    return Fields(raw, start, length)
 
 
 def _any_gap_fields(data: bytes, raw: np.ndarray, separator: np.ndarray, ncols: int):
