@@ -189,12 +189,14 @@ def _decimals(columns: np.ndarray) -> np.ndarray | None:
 
 def fields(data: bytes, ncols: int) -> Fields | None:
     """A regular file's fields (``ncols`` on every line), or None."""
-    if not data or data.translate(None, _ALLOWED) or b"#" in data:
+    if not data or not data.isascii() or b"\x7f" in data or b"#" in data:
         return None
     raw = np.frombuffer(data, np.uint8)
-    separator = raw <= 32  # blank, tab or newline (nothing else below 33 is allowed)
+    separator = raw <= 32  # blank, tab, newline or a control byte
     if not separator[0] and not bool(np.any(separator[1:] & separator[:-1])):
-        return _single_gap_fields(raw, separator, ncols)
+        return _single_gap_fields(raw, separator, ncols)  # checks the separators' bytes
+    if data.translate(None, _ALLOWED):
+        return None  # a control byte
     return _any_gap_fields(data, raw, separator, ncols)
 
 
@@ -209,9 +211,12 @@ def _single_gap_fields(raw: np.ndarray, separator: np.ndarray, ncols: int) -> Fi
     if count == 0 or count % ncols:
         return None
     rows = count // ncols
+    byte = raw[sep]
+    newline = byte == 10
+    if not bool(np.all(newline | (byte == 32) | (byte == 9))):
+        return None  # a control byte (the file is ASCII: no other byte is <= 32)
     # the separator after each line's last field is its newline, the others are not; the
     # file may end after a last field, a newline or one blank
-    newline = raw[sep] == 10
     last = newline[ncols - 1 :: ncols]
     if any(newline[c::ncols].any() for c in range(ncols - 1)):
         return None  # a line with more fields

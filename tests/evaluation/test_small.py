@@ -132,6 +132,11 @@ def test_trec_eval_suite_by_the_small_path(capsys, monkeypatch, flags):
         "q1 Q0 d1 1 2.5\n",  # five fields
         "q1 Q0 d1 1 2.5 t\nq1 Q0 d1 2 1.5 t\n",  # a doc twice
         "q1 Q0 d1 1 2.5.1 t\n",
+        "q1 Q0 d1\x0b1 2.5 t\n",  # VT as a separator
+        "q1 Q0 d1 1 2.5 t\rq1 Q0 d2 2 1.5 t\n",  # a lone CR
+        "q1 Q0 d\x7f1 1 2.5 t\n",  # DEL
+        "q1 Q0 d1 1 2.5 t\x0c",  # FF at the end
+        "q1\x00Q0 d1 1 2.5 t\n",  # NUL
     ],
 )
 def test_irregular_runs_go_to_the_general_reader(capsys, monkeypatch, tmp_path, text):
