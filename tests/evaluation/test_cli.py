@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evaluation.__main__ import main
 
 SUITE = Path(__file__).resolve().parent.parent / "fixtures" / "trec_eval-suite"
@@ -114,10 +116,18 @@ def test_module_entry_point_and_compare_delegation():
     assert helped.returncode == 0 and "usage" in helped.stdout.lower()
 
 
-def test_huge_pages_off_while_scoring_and_restored_after(monkeypatch, capsys):
+@pytest.mark.parametrize("large", [True, False])
+def test_huge_pages_off_while_scoring_large_files_and_restored_after(
+    monkeypatch, capsys, tmp_path, large
+):
+    """Large inputs are scored without numpy's huge-page madvise (compaction stalls);
+    small plain files keep it (fewer page faults); a gzipped run counts as large."""
+    import gzip
+
     import numpy._core.multiarray as multiarray
 
     import evaluation.cli.score as cli
+    import evaluation.trec.small as small
 
     seen = []
     real_evaluate = cli.evaluate
@@ -127,16 +137,21 @@ def test_huge_pages_off_while_scoring_and_restored_after(monkeypatch, capsys):
         return real_evaluate(*args, **kwargs)
 
     monkeypatch.setattr(cli, "evaluate", spy)
+    if large:
+        monkeypatch.setattr(small, "SMALL_BYTES", 10)
+    gzipped = tmp_path / "results.test.gz"
+    gzipped.write_bytes(gzip.compress((SUITE / "results.test").read_bytes()))
     before = multiarray._set_madvise_hugepage(True)
     try:
-        code, out, _ = run(
-            capsys, "-m", "map", str(SUITE / "qrels.test"), str(SUITE / "results.test")
-        )
+        qrels, results = str(SUITE / "qrels.test"), str(SUITE / "results.test")
+        code, out, _ = run(capsys, "-m", "map", qrels, results)
+        assert multiarray._get_madvise_hugepage() is True
+        code_gz, out_gz, _ = run(capsys, "-m", "map", qrels, str(gzipped))
         assert multiarray._get_madvise_hugepage() is True
     finally:
         multiarray._set_madvise_hugepage(before)
-    assert code == 0 and out == "map                   \tall\t0.1785\n"
-    assert seen == [False]
+    assert code == code_gz == 0 and out == out_gz == "map                   \tall\t0.1785\n"
+    assert seen == [not large, False]
 
 
 def _mmapped_bytes() -> int:
