@@ -152,9 +152,11 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
         base = np.arange(n, dtype=np.int64) + offsets
         ordered_need, ordered_score = need[base], score[base]
     else:
-        base = np.argsort(-score)
-        small = need.astype(np.int16) if need.max() < np.iinfo(np.int16).max else need
-        base = base[np.argsort(small[base], kind="stable")]
+        base = _sort_blocks(score, starts, block_need, n) if contiguous else None
+        if base is None:
+            base = np.argsort(-score)
+            small = need.astype(np.int16) if need.max() < np.iinfo(np.int16).max else need
+            base = base[np.argsort(small[base], kind="stable")]
         ordered_need, ordered_score = need[base], score[base]
     tie = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] == ordered_score[:-1])
     if not tie.any():
@@ -180,6 +182,42 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     table = pa.table({"g": group, "d": take(doc, rows)})
     within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
     return _Order(n, base, positions, rows[within.to_numpy()])
+
+
+def _sort_blocks(
+    score: np.ndarray, starts: np.ndarray, block_need: np.ndarray, n: int
+) -> np.ndarray | None:
+    """The lines of need blocks (each need's lines together, ``starts``) by need, then
+    score descending, each block sorted on its own; None where that does not apply.
+
+    The blocks are the rows of a (blocks x longest block) grid, padded with -inf scores
+    when they differ in length, and each row is argsorted alone: cache-sized rows, about
+    8x faster than one argsort of all 7M lines (a run whose scores are not in order
+    within its needs). Distinct scores have one order, so the permutation differs from
+    the whole-run sort only inside tie groups, which ``_order`` orders by doc id
+    afterwards. Not for non-finite scores (NaN never ties and has no order; -inf would
+    tie with the padding) nor when padding would more than double the grid.
+    """
+    lengths = np.diff(np.append(starts, n))
+    width = int(lengths.max())
+    blocks = len(starts)
+    if blocks * width > 2 * n or not np.isfinite(score).all():
+        return None
+    inside = None
+    if blocks * width == n:  # equal blocks: the grid is a view
+        grid = np.negative(score).reshape(blocks, width)
+    else:
+        grid = np.full((blocks, width), np.inf)
+        inside = np.arange(width) < lengths[:, None]
+        grid[inside] = -score
+    order = np.argsort(grid, axis=1)
+    del grid
+    order += starts[:, None]  # row positions -> file rows (padding sorts last)
+    if not bool(np.all(block_need[1:] > block_need[:-1])):
+        by_need = np.argsort(block_need, kind="stable")
+        order = order[by_need]
+        inside = None if inside is None else inside[by_need]
+    return order.reshape(-1) if inside is None else order[inside]
 
 
 @dataclass

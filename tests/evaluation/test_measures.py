@@ -342,3 +342,57 @@ def test_run_hashes_reused_only_while_the_doc_column_is_the_one_read(tmp_path):
     run.frame = run.frame.iloc[::-1].reset_index(drop=True)
     assert run.doc_hashes() is None
     assert evaluate(qrels, run, ["P.1"]).summary["P_1"] == 1.0
+
+
+def _whole_run_order(need, score, docs):
+    """The ordering as it was before need blocks were sorted one by one: one argsort of
+    all lines by score, one stable sort by need, then the tie groups by doc id."""
+    base = np.argsort(-score)
+    base = base[np.argsort(need[base], kind="stable")]
+    ordered_need, ordered_score = need[base], score[base]
+    tie = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] == ordered_score[:-1])
+    in_tie = np.zeros(len(need), bool)
+    in_tie[1:] |= tie
+    in_tie[:-1] |= tie
+    positions = np.flatnonzero(in_tie)
+    group_start = np.ones(len(positions), bool)
+    group_start[1:] = ~tie[positions[1:] - 1]
+    rows = base[positions]
+    key = sorted(
+        range(len(rows)),
+        key=lambda i: (np.cumsum(group_start)[i], [-b for b in docs[rows[i]].encode()] + [1]),
+    )
+    base[positions] = rows[key]
+    return base
+
+
+@pytest.mark.parametrize("lengths", ["equal", "ragged", "one-long-need"])
+@pytest.mark.parametrize("needs_in_order", [True, False])
+@pytest.mark.parametrize("scores", ["finite", "infinite", "nan"])
+def test_need_blocks_sorted_one_by_one_give_the_whole_run_order(lengths, needs_in_order, scores):
+    """Each need's lines together but not sorted by score (the usual run has them sorted;
+    a run whose rank column disagrees with its scores does not): the blocks are sorted
+    one by one, and the permutation is the one the whole-run sort gives, tie groups
+    (signed zeros too) by doc id descending."""
+    rng = np.random.default_rng(11)
+    sizes = {"equal": [30] * 8, "ragged": [30, 5, 17, 30, 1, 22, 9, 30]}.get(lengths)
+    sizes = sizes or [2, 3, 200, 1, 2]
+    blocks = list(range(len(sizes))) if needs_in_order else list(rng.permutation(len(sizes)))
+    need = np.concatenate(
+        [np.full(size, b, np.int32) for b, size in zip(blocks, sizes, strict=True)]
+    )
+    score = rng.integers(-5, 6, len(need)).astype(float) / 2  # many ties
+    score[rng.random(len(need)) < 0.1] = -0.0
+    if scores == "infinite":
+        score[rng.random(len(need)) < 0.1] = np.inf
+        score[rng.random(len(need)) < 0.1] = -np.inf
+    elif scores == "nan":
+        score[rng.integers(len(need))] = np.nan
+    docs = [f"d{i}" for i in rng.permutation(len(need))]
+    order = _order(need, score, pa_strings(docs))
+    assert order.base is not None
+    if scores != "nan":  # NaN never ties: its lines' order was never defined
+        np.testing.assert_array_equal(order.full(), _whole_run_order(need, score, docs))
+    ordered = order.full()
+    np.testing.assert_array_equal(np.sort(ordered), np.arange(len(need)))
+    assert (np.diff(need[ordered]) >= 0).all()
