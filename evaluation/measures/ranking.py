@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 NONPOOL = -1
 UNJUDGED = -2
+RANK_CHECK_SLICE = 1 << 20  # ordered lines whose file ranks are checked at once
 
 __all__ = ["NONPOOL", "UNJUDGED", "Ranking", "rank_run", "trec_order"]
 
@@ -299,7 +300,9 @@ class Ranking:
 
 def _slot(key: np.ndarray, bits: int) -> np.ndarray:
     """Multiplicative hash of 64-bit keys into ``2**bits`` slots (top bits)."""
-    return (key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
+    slot = key * np.uint64(0x9E3779B97F4A7C15)
+    slot >>= np.uint64(64 - bits)  # in place: one 7M-entry array, not two
+    return slot
 
 
 def within_group_position(group: np.ndarray) -> np.ndarray:
@@ -382,20 +385,25 @@ def rank_run(
     order, need, rank, rank_disagrees, inside = ordered_lines(
         r_need, score, r_doc, file_rank, max_depth
     )
-    ranked_key = order.apply(pair_key(r_need, doc_hash))
-    if inside is not None:
-        order = _Order(len(inside), order.full()[inside], order.tie_at[:0], order.tie_at[:0])
-        ranked_key = ranked_key[inside]
-
     # relevance of each retrieved document. A table of the judged (need, doc) hashes
     # picks the candidate lines (every judged one among them, few others), whose
-    # doc ids are then matched exactly against the judged ids of their need.
+    # doc ids are then matched exactly against the judged ids of their need. The
+    # lines' keys are looked up in file order and only the flags put in trec_eval
+    # order: one 7M-entry array less at rank_run's peak than ordering the keys.
     q_key = pair_key(q_need, string_hash(q_doc))
     bits = max(16, len(q_key).bit_length() + 4)  # >= 16 slots per judged pair
     table = np.zeros(1 << bits, bool)
     table[_slot(q_key, bits)] = True
-    candidates = np.flatnonzero(table[_slot(ranked_key, bits)])
+    slots = _slot(pair_key(r_need, doc_hash), bits)
+    flagged = order.apply(table[slots])
+    del slots, table
+    if inside is not None:
+        order = _Order(len(inside), order.full()[inside], order.tie_at[:0], order.tie_at[:0])
+        flagged = flagged[inside]
+    candidates = np.flatnonzero(flagged)
+    del flagged
     c_doc = take(r_doc, order.rows(candidates))
+    del order
     q_dict = pc.unique(q_doc)
     q_code = to_numpy(pc.index_in(q_doc, value_set=q_dict), np.int64)
     c_code = to_numpy(pc.fill_null(pc.index_in(c_doc, value_set=q_dict), -1), np.int64)
@@ -433,15 +441,21 @@ def ordered_lines(
     and the small-file path (:mod:`evaluation.measures.small`)."""
     order = _order(r_need, score, r_doc)
     need = order.by_base(r_need)  # ties share their need: no fix-up
-    rank = within_group_position(need) + 1
+    rank = within_group_position(need)
+    rank += 1
     rank_disagrees = False
     if file_rank is not None:
-        file_rank = order.apply(file_rank)
-        ordered_score = order.by_base(score)
         # within a need, a strictly lower score must come with a larger rank number;
-        # tied scores may carry their ranks in any order
-        lower = (need[1:] == need[:-1]) & (ordered_score[1:] < ordered_score[:-1])
-        rank_disagrees = bool(np.any(lower & ~(file_rank[1:] > file_rank[:-1])))
+        # tied scores may carry their ranks in any order. A slice of the order at a
+        # time (slices overlap by one line): no two more 7M-entry columns at the peak.
+        for start in range(0, len(need) - 1, RANK_CHECK_SLICE):
+            stop = min(len(need), start + RANK_CHECK_SLICE + 1)
+            rows = order.rows(np.arange(start, stop))
+            at, by, lines = score[rows], file_rank[rows], need[start:stop]
+            lower = (lines[1:] == lines[:-1]) & (at[1:] < at[:-1])
+            if np.any(lower & ~(by[1:] > by[:-1])):
+                rank_disagrees = True
+                break
     inside = None
     if max_depth is not None:
         inside = np.flatnonzero(rank <= max_depth)

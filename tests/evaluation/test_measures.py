@@ -396,3 +396,38 @@ def test_need_blocks_sorted_one_by_one_give_the_whole_run_order(lengths, needs_i
     ordered = order.full()
     np.testing.assert_array_equal(np.sort(ordered), np.arange(len(need)))
     assert (np.diff(need[ordered]) >= 0).all()
+
+
+def _disagrees_whole(need, score, file_rank, order):
+    """The rank-column check as it was, on whole ordered columns."""
+    file_rank, ordered_score = order.apply(file_rank), order.by_base(score)
+    ordered_need = order.by_base(need)
+    lower = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] < ordered_score[:-1])
+    return bool(np.any(lower & ~(file_rank[1:] > file_rank[:-1])))
+
+
+@pytest.mark.parametrize("slice_lines", [1, 2, 3, 7, 1 << 20])
+def test_rank_column_check_in_slices_agrees_with_the_whole_check(monkeypatch, slice_lines):
+    """ordered_lines checks the file's rank column against the scores a slice of the
+    order at a time; a disagreement anywhere (at a slice's edge too) is found, ties may
+    carry their ranks in any order, and a lower score at a new need is no disagreement."""
+    from evaluation.measures import ranking
+
+    monkeypatch.setattr(ranking, "RANK_CHECK_SLICE", slice_lines)
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        size = int(rng.integers(1, 40))
+        need = np.sort(rng.integers(0, 4, size)).astype(np.int32)
+        score = rng.integers(0, 5, size).astype(float)
+        docs = pa_strings([f"d{i}" for i in range(size)])
+        order = _order(need, score, docs)
+        ranks = np.empty(size)
+        ranks[order.full()] = np.arange(size)  # the file's ranks agree with the order
+        if trial % 2:  # swap two lines' ranks: may disagree
+            i, j = rng.integers(0, size, 2)
+            ranks[[i, j]] = ranks[[j, i]]
+        expected = _disagrees_whole(need, score, ranks, order)
+        _, _, _, disagrees, _ = ranking.ordered_lines(need, score, docs, ranks, None)
+        assert disagrees == expected
+        if trial % 2 == 0:
+            assert not disagrees
