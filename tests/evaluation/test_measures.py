@@ -431,3 +431,29 @@ def test_rank_column_check_in_slices_agrees_with_the_whole_check(monkeypatch, sl
         assert disagrees == expected
         if trial % 2 == 0:
             assert not disagrees
+
+
+@pytest.mark.parametrize("kind", ["str", "int", "categorical", "one-need", "empty"])
+def test_judged_needs_in_strcmp_order_with_each_line_s_index(kind):
+    """The qrels' need ids (strcmp order) and each line's index into them, as rank_run
+    took them from Python strings before (a set, a sort, an index lookup)."""
+    import pandas as pd
+
+    from evaluation.measures import ranking
+
+    rng = np.random.default_rng(3)
+    names = ["b", "a", "Z", "é", "e\u0301", "10", "9", "a b", "ä", "\U0001f600", "aa"]
+    picked = [names[i] for i in rng.integers(0, len(names), 300)]
+    column = {
+        "str": pd.Series(picked, dtype="str"),
+        "int": pd.Series(rng.integers(0, 120, 300)),
+        "categorical": pd.Series(picked, dtype="category"),
+        "one-need": pd.Series(["q"] * 5, dtype="str"),
+        "empty": pd.Series([], dtype="str"),
+    }[kind]
+    as_text = column.astype("str").to_numpy(dtype=object)
+    expected = sorted(set(as_text), key=lambda s: s.encode())
+    needs, codes = ranking._judged_needs(column)
+    assert needs == expected
+    assert codes.dtype == np.int64
+    np.testing.assert_array_equal(codes, pd.Index(expected, dtype=object).get_indexer(as_text))
