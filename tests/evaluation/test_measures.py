@@ -457,3 +457,34 @@ def test_judged_needs_in_strcmp_order_with_each_line_s_index(kind):
     assert needs == expected
     assert codes.dtype == np.int64
     np.testing.assert_array_equal(codes, pd.Index(expected, dtype=object).get_indexer(as_text))
+
+
+def _relstring_all_rows(r, length):
+    """relstring as it was: characters for every retrieved row, then the top cut."""
+    from evaluation.measures.ranking import NONPOOL, UNJUDGED
+
+    chars = np.full(len(r.rel), "<", dtype="<U1")
+    digits = (r.rel >= 0) & (r.rel <= 9)
+    chars[digits] = r.rel[digits].astype(str)
+    chars[r.rel > 9] = ">"
+    chars[r.rel == NONPOOL] = "-"
+    chars[r.rel == UNJUDGED] = "."
+    top = r.rank <= length
+    need, text = r.need[top], chars[top]
+    bounds = np.searchsorted(need, np.arange(r.n + 1))
+    return ["".join(text[bounds[i] : bounds[i + 1]]) for i in range(r.n)]
+
+
+@pytest.mark.parametrize("length", [0, 1, 3, 10, 50])
+def test_relstring_reads_only_the_top_rows_and_says_the_same(length):
+    """relstring builds characters for the first ``length`` rows of each need only; the
+    text is the one built from every row (levels 0-9, '>' above, '-' and '.')."""
+    from evaluation.measures import definitions
+    from evaluation.measures.ranking import rank_run
+
+    rng = np.random.default_rng(9)
+    judged = [(f"q{n}", f"d{d}", int(rng.choice([-1, 0, 1, 2, 9, 10, 12]))) for n in range(6)
+              for d in range(0, 30, 2)]  # fmt: skip
+    lines = [(f"q{n}", f"d{d}", float(rng.integers(0, 5))) for n in range(7) for d in range(25)]
+    ranking = rank_run(qrels_of(judged), run_of(lines), complete=True)
+    assert definitions.relstring(ranking, length) == _relstring_all_rows(ranking, length)
