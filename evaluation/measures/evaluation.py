@@ -206,6 +206,9 @@ def evaluate(
     requests = parse_requests(measures, trec_eval_9=v9)
     ranking = _ranked(qrels, run, relevance_level, max_depth, complete, interpolation)
     run_needs = _run_needs(frame)
+    # The ranking holds all the measures need: the run's columns (~300 MB for 7M lines)
+    # are freed before they are computed, unless the caller still holds the run.
+    del frame, run
     judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
     warnings += need_warnings(run_needs, judged, ranking.rank_disagrees)
     missing = sorted(judged - run_needs, key=str.encode)

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 NONPOOL = -1
 UNJUDGED = -2
+RANK_CHECK_SLICE = 1 << 20  # ordered lines whose file ranks are checked at once
 
 __all__ = ["NONPOOL", "UNJUDGED", "Ranking", "rank_run", "trec_order"]
 
@@ -159,9 +160,11 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
         base = np.arange(n, dtype=np.int64) + offsets
         ordered_need, ordered_score = need[base], score[base]
     else:
-        base = np.argsort(-score)
-        small = need.astype(np.int16) if need.max() < np.iinfo(np.int16).max else need
-        base = base[np.argsort(small[base], kind="stable")]
+        base = _sort_blocks(score, starts, block_need, n) if contiguous else None
+        if base is None:
+            base = np.argsort(-score)
+            small = need.astype(np.int16) if need.max() < np.iinfo(np.int16).max else need
+            base = base[np.argsort(small[base], kind="stable")]
         ordered_need, ordered_score = need[base], score[base]
     tie = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] == ordered_score[:-1])
     if not tie.any():
@@ -187,6 +190,42 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     table = pa.table({"g": group, "d": take(doc, rows)})
     within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
     return _Order(n, base, positions, rows[within.to_numpy()])
+
+
+def _sort_blocks(
+    score: np.ndarray, starts: np.ndarray, block_need: np.ndarray, n: int
+) -> np.ndarray | None:
+    """The lines of need blocks (each need's lines together, ``starts``) by need, then
+    score descending, each block sorted on its own; None where that does not apply.
+
+    The blocks are the rows of a (blocks x longest block) grid, padded with -inf scores
+    when they differ in length, and each row is argsorted alone: cache-sized rows, about
+    8x faster than one argsort of all 7M lines (a run whose scores are not in order
+    within its needs). Distinct scores have one order, so the permutation differs from
+    the whole-run sort only inside tie groups, which ``_order`` orders by doc id
+    afterwards. Not for non-finite scores (NaN never ties and has no order; -inf would
+    tie with the padding) nor when padding would more than double the grid.
+    """
+    lengths = np.diff(np.append(starts, n))
+    width = int(lengths.max())
+    blocks = len(starts)
+    if blocks * width > 2 * n or not np.isfinite(score).all():
+        return None
+    inside = None
+    if blocks * width == n:  # equal blocks: the grid is a view
+        grid = np.negative(score).reshape(blocks, width)
+    else:
+        grid = np.full((blocks, width), np.inf)
+        inside = np.arange(width) < lengths[:, None]
+        grid[inside] = -score
+    order = np.argsort(grid, axis=1)
+    del grid
+    order += starts[:, None]  # row positions -> file rows (padding sorts last)
+    if not bool(np.all(block_need[1:] > block_need[:-1])):
+        by_need = np.argsort(block_need, kind="stable")
+        order = order[by_need]
+        inside = None if inside is None else inside[by_need]
+    return order.reshape(-1) if inside is None else order[inside]
 
 
 @dataclass
@@ -268,7 +307,9 @@ class Ranking:
 
 def _slot(key: np.ndarray, bits: int) -> np.ndarray:
     """Multiplicative hash of 64-bit keys into ``2**bits`` slots (top bits)."""
-    return (key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
+    slot = key * np.uint64(0x9E3779B97F4A7C15)
+    slot >>= np.uint64(64 - bits)  # in place: one 7M-entry array, not two
+    return slot
 
 
 def within_group_position(group: np.ndarray) -> np.ndarray:
@@ -312,10 +353,8 @@ def rank_run(
     import pandas as pd
     import pyarrow.compute as pc
 
-    qrels_need = pd.Series(qrels["need_id"]).astype("str").to_numpy(dtype=object)
-    judged_needs = sorted(set(qrels_need), key=lambda s: s.encode())
+    judged_needs, q_need = _judged_needs(qrels["need_id"])
     need_index = pd.Index(judged_needs, dtype=object)
-    q_need = need_index.get_indexer(qrels_need)
     q_rel = np.asarray(qrels["relevance"], dtype=np.int64)
     q_doc = _as_arrow_strings(qrels["doc_id"])
 
@@ -351,20 +390,25 @@ def rank_run(
     order, need, rank, rank_disagrees, inside = ordered_lines(
         r_need, score, r_doc, file_rank, max_depth
     )
-    ranked_key = order.apply(pair_key(r_need, doc_hash))
-    if inside is not None:
-        order = _Order(len(inside), order.full()[inside], order.tie_at[:0], order.tie_at[:0])
-        ranked_key = ranked_key[inside]
-
     # relevance of each retrieved document. A table of the judged (need, doc) hashes
     # picks the candidate lines (every judged one among them, few others), whose
-    # doc ids are then matched exactly against the judged ids of their need.
+    # doc ids are then matched exactly against the judged ids of their need. The
+    # lines' keys are looked up in file order and only the flags put in trec_eval
+    # order: one 7M-entry array less at rank_run's peak than ordering the keys.
     q_key = pair_key(q_need, string_hash(q_doc))
     bits = max(16, len(q_key).bit_length() + 4)  # >= 16 slots per judged pair
     table = np.zeros(1 << bits, bool)
     table[_slot(q_key, bits)] = True
-    candidates = np.flatnonzero(table[_slot(ranked_key, bits)])
+    slots = _slot(pair_key(r_need, doc_hash), bits)
+    flagged = order.apply(table[slots])
+    del slots, table
+    if inside is not None:
+        order = _Order(len(inside), order.full()[inside], order.tie_at[:0], order.tie_at[:0])
+        flagged = flagged[inside]
+    candidates = np.flatnonzero(flagged)
+    del flagged
     c_doc = take(r_doc, order.rows(candidates))
+    del order
     q_dict = pc.unique(q_doc)
     q_code = to_numpy(pc.index_in(q_doc, value_set=q_dict), np.int64)
     c_code = to_numpy(pc.fill_null(pc.index_in(c_doc, value_set=q_dict), -1), np.int64)
@@ -388,6 +432,23 @@ def rank_run(
     )  # fmt: skip
 
 
+def _judged_needs(need_ids: pd.Series | np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The qrels' distinct need ids in ``strcmp`` order, and each qrels line's index into
+    them (int64). Arrow encodes the column (no Python string per line: 0.3-0.5 s less per
+    run for 700,000 judgments); only the distinct ids are sorted in Python, by their
+    UTF-8 bytes."""
+    import pyarrow.compute as pc
+
+    column = _as_arrow_strings(need_ids)
+    encoded = pc.dictionary_encode(column.combine_chunks())
+    names = encoded.dictionary.to_pylist()
+    by_bytes = sorted(range(len(names)), key=lambda i: names[i].encode())
+    position = np.empty(len(names), np.int64)
+    position[by_bytes] = np.arange(len(names))
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    return [names[i] for i in by_bytes], position[codes]
+
+
 def ordered_lines(
     r_need: np.ndarray,
     score: np.ndarray,
@@ -402,15 +463,21 @@ def ordered_lines(
     and the small-file path (:mod:`evaluation.measures.small`)."""
     order = _order(r_need, score, r_doc)
     need = order.by_base(r_need)  # ties share their need: no fix-up
-    rank = within_group_position(need) + 1
+    rank = within_group_position(need)
+    rank += 1
     rank_disagrees = False
     if file_rank is not None:
-        file_rank = order.apply(file_rank)
-        ordered_score = order.by_base(score)
         # within a need, a strictly lower score must come with a larger rank number;
-        # tied scores may carry their ranks in any order
-        lower = (need[1:] == need[:-1]) & (ordered_score[1:] < ordered_score[:-1])
-        rank_disagrees = bool(np.any(lower & ~(file_rank[1:] > file_rank[:-1])))
+        # tied scores may carry their ranks in any order. A slice of the order at a
+        # time (slices overlap by one line): no two more 7M-entry columns at the peak.
+        for start in range(0, len(need) - 1, RANK_CHECK_SLICE):
+            stop = min(len(need), start + RANK_CHECK_SLICE + 1)
+            rows = order.rows(np.arange(start, stop))
+            at, by, lines = score[rows], file_rank[rows], need[start:stop]
+            lower = (lines[1:] == lines[:-1]) & (at[1:] < at[:-1])
+            if np.any(lower & ~(by[1:] > by[:-1])):
+                rank_disagrees = True
+                break
     inside = None
     if max_depth is not None:
         inside = np.flatnonzero(rank <= max_depth)

@@ -157,7 +157,10 @@ def span_hash(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.n
 
 def pair_key(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarray:
     """A 64-bit key of (need code, doc hash): equal pairs give equal keys."""
-    return hashes ^ (need_codes.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F))
+    key = need_codes.astype(np.uint64)
+    key *= np.uint64(0xC2B2AE3D27D4EB4F)
+    key ^= hashes  # in place: one 7M-entry array for a run's keys, not three
+    return key
 
 
 def first_duplicate(

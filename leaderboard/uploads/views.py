@@ -113,8 +113,7 @@ def receive_run(
 def _identical(user, benchmark: Benchmark, form: SubmissionForm) -> Submission | None:
     """This user's run on this benchmark with the same file (its SHA-256), if any."""
     upload = form.cleaned_data["file"]
-    sha256, _ = sha256_of(upload.chunks())
-    upload.seek(0)
+    sha256, _ = form.digest or _hash(upload)
     existing = (
         Submission.objects.for_benchmark(benchmark)
         .live()
@@ -127,6 +126,13 @@ def _identical(user, benchmark: Benchmark, form: SubmissionForm) -> Submission |
             "file", f"You already submitted this file to this benchmark as {existing.run_name}."
         )
     return existing
+
+
+def _hash(upload) -> tuple[str, int]:
+    """SHA-256 and size of an upload the form did not hash (one held in memory)."""
+    digest = sha256_of(upload.chunks())
+    upload.seek(0)
+    return digest
 
 
 def _content_length(request: HttpRequest) -> int:
@@ -151,8 +157,7 @@ def store_run(
     nothing is left half-stored.
     """
     upload = form.cleaned_data["file"]
-    sha256, size = sha256_of(upload.chunks())
-    upload.seek(0)
+    sha256, size = form.digest or _hash(upload)
     with transaction.atomic():
         get_user_model().objects.select_for_update().get(pk=user.pk)
         if Submission.objects.for_benchmark(benchmark).counted_today(user) >= benchmark.daily_limit:

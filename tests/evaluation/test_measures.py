@@ -342,3 +342,149 @@ def test_run_hashes_reused_only_while_the_doc_column_is_the_one_read(tmp_path):
     run.frame = run.frame.iloc[::-1].reset_index(drop=True)
     assert run.doc_hashes() is None
     assert evaluate(qrels, run, ["P.1"]).summary["P_1"] == 1.0
+
+
+def _whole_run_order(need, score, docs):
+    """The ordering as it was before need blocks were sorted one by one: one argsort of
+    all lines by score, one stable sort by need, then the tie groups by doc id."""
+    base = np.argsort(-score)
+    base = base[np.argsort(need[base], kind="stable")]
+    ordered_need, ordered_score = need[base], score[base]
+    tie = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] == ordered_score[:-1])
+    in_tie = np.zeros(len(need), bool)
+    in_tie[1:] |= tie
+    in_tie[:-1] |= tie
+    positions = np.flatnonzero(in_tie)
+    group_start = np.ones(len(positions), bool)
+    group_start[1:] = ~tie[positions[1:] - 1]
+    rows = base[positions]
+    key = sorted(
+        range(len(rows)),
+        key=lambda i: (np.cumsum(group_start)[i], [-b for b in docs[rows[i]].encode()] + [1]),
+    )
+    base[positions] = rows[key]
+    return base
+
+
+@pytest.mark.parametrize("lengths", ["equal", "ragged", "one-long-need"])
+@pytest.mark.parametrize("needs_in_order", [True, False])
+@pytest.mark.parametrize("scores", ["finite", "infinite", "nan"])
+def test_need_blocks_sorted_one_by_one_give_the_whole_run_order(lengths, needs_in_order, scores):
+    """Each need's lines together but not sorted by score (the usual run has them sorted;
+    a run whose rank column disagrees with its scores does not): the blocks are sorted
+    one by one, and the permutation is the one the whole-run sort gives, tie groups
+    (signed zeros too) by doc id descending."""
+    rng = np.random.default_rng(11)
+    sizes = {"equal": [30] * 8, "ragged": [30, 5, 17, 30, 1, 22, 9, 30]}.get(lengths)
+    sizes = sizes or [2, 3, 200, 1, 2]
+    blocks = list(range(len(sizes))) if needs_in_order else list(rng.permutation(len(sizes)))
+    need = np.concatenate(
+        [np.full(size, b, np.int32) for b, size in zip(blocks, sizes, strict=True)]
+    )
+    score = rng.integers(-5, 6, len(need)).astype(float) / 2  # many ties
+    score[rng.random(len(need)) < 0.1] = -0.0
+    if scores == "infinite":
+        score[rng.random(len(need)) < 0.1] = np.inf
+        score[rng.random(len(need)) < 0.1] = -np.inf
+    elif scores == "nan":
+        score[rng.integers(len(need))] = np.nan
+    docs = [f"d{i}" for i in rng.permutation(len(need))]
+    order = _order(need, score, pa_strings(docs))
+    assert order.base is not None
+    if scores != "nan":  # NaN never ties: its lines' order was never defined
+        np.testing.assert_array_equal(order.full(), _whole_run_order(need, score, docs))
+    ordered = order.full()
+    np.testing.assert_array_equal(np.sort(ordered), np.arange(len(need)))
+    assert (np.diff(need[ordered]) >= 0).all()
+
+
+def _disagrees_whole(need, score, file_rank, order):
+    """The rank-column check as it was, on whole ordered columns."""
+    file_rank, ordered_score = order.apply(file_rank), order.by_base(score)
+    ordered_need = order.by_base(need)
+    lower = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] < ordered_score[:-1])
+    return bool(np.any(lower & ~(file_rank[1:] > file_rank[:-1])))
+
+
+@pytest.mark.parametrize("slice_lines", [1, 2, 3, 7, 1 << 20])
+def test_rank_column_check_in_slices_agrees_with_the_whole_check(monkeypatch, slice_lines):
+    """ordered_lines checks the file's rank column against the scores a slice of the
+    order at a time; a disagreement anywhere (at a slice's edge too) is found, ties may
+    carry their ranks in any order, and a lower score at a new need is no disagreement."""
+    from evaluation.measures import ranking
+
+    monkeypatch.setattr(ranking, "RANK_CHECK_SLICE", slice_lines)
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        size = int(rng.integers(1, 40))
+        need = np.sort(rng.integers(0, 4, size)).astype(np.int32)
+        score = rng.integers(0, 5, size).astype(float)
+        docs = pa_strings([f"d{i}" for i in range(size)])
+        order = _order(need, score, docs)
+        ranks = np.empty(size)
+        ranks[order.full()] = np.arange(size)  # the file's ranks agree with the order
+        if trial % 2:  # swap two lines' ranks: may disagree
+            i, j = rng.integers(0, size, 2)
+            ranks[[i, j]] = ranks[[j, i]]
+        expected = _disagrees_whole(need, score, ranks, order)
+        _, _, _, disagrees, _ = ranking.ordered_lines(need, score, docs, ranks, None)
+        assert disagrees == expected
+        if trial % 2 == 0:
+            assert not disagrees
+
+
+@pytest.mark.parametrize("kind", ["str", "int", "categorical", "one-need", "empty"])
+def test_judged_needs_in_strcmp_order_with_each_line_s_index(kind):
+    """The qrels' need ids (strcmp order) and each line's index into them, as rank_run
+    took them from Python strings before (a set, a sort, an index lookup)."""
+    import pandas as pd
+
+    from evaluation.measures import ranking
+
+    rng = np.random.default_rng(3)
+    names = ["b", "a", "Z", "é", "e\u0301", "10", "9", "a b", "ä", "\U0001f600", "aa"]
+    picked = [names[i] for i in rng.integers(0, len(names), 300)]
+    column = {
+        "str": pd.Series(picked, dtype="str"),
+        "int": pd.Series(rng.integers(0, 120, 300)),
+        "categorical": pd.Series(picked, dtype="category"),
+        "one-need": pd.Series(["q"] * 5, dtype="str"),
+        "empty": pd.Series([], dtype="str"),
+    }[kind]
+    as_text = column.astype("str").to_numpy(dtype=object)
+    expected = sorted(set(as_text), key=lambda s: s.encode())
+    needs, codes = ranking._judged_needs(column)
+    assert needs == expected
+    assert codes.dtype == np.int64
+    np.testing.assert_array_equal(codes, pd.Index(expected, dtype=object).get_indexer(as_text))
+
+
+def _relstring_all_rows(r, length):
+    """relstring as it was: characters for every retrieved row, then the top cut."""
+    from evaluation.measures.ranking import NONPOOL, UNJUDGED
+
+    chars = np.full(len(r.rel), "<", dtype="<U1")
+    digits = (r.rel >= 0) & (r.rel <= 9)
+    chars[digits] = r.rel[digits].astype(str)
+    chars[r.rel > 9] = ">"
+    chars[r.rel == NONPOOL] = "-"
+    chars[r.rel == UNJUDGED] = "."
+    top = r.rank <= length
+    need, text = r.need[top], chars[top]
+    bounds = np.searchsorted(need, np.arange(r.n + 1))
+    return ["".join(text[bounds[i] : bounds[i + 1]]) for i in range(r.n)]
+
+
+@pytest.mark.parametrize("length", [0, 1, 3, 10, 50])
+def test_relstring_reads_only_the_top_rows_and_says_the_same(length):
+    """relstring builds characters for the first ``length`` rows of each need only; the
+    text is the one built from every row (levels 0-9, '>' above, '-' and '.')."""
+    from evaluation.measures import definitions
+    from evaluation.measures.ranking import rank_run
+
+    rng = np.random.default_rng(9)
+    judged = [(f"q{n}", f"d{d}", int(rng.choice([-1, 0, 1, 2, 9, 10, 12]))) for n in range(6)
+              for d in range(0, 30, 2)]  # fmt: skip
+    lines = [(f"q{n}", f"d{d}", float(rng.integers(0, 5))) for n in range(7) for d in range(25)]
+    ranking = rank_run(qrels_of(judged), run_of(lines), complete=True)
+    assert definitions.relstring(ranking, length) == _relstring_all_rows(ranking, length)

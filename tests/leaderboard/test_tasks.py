@@ -42,6 +42,44 @@ def test_score_claims_scores_and_stores_every_measure(library, participant):
     assert len(ranks["cs-foundations"]) == per_need.loc["cs-foundations", "num_rel_ret"]
 
 
+def test_scoring_lets_the_run_go_before_the_measures(library, participant, monkeypatch):
+    """The worker's peak: the parsed run (7M lines: ~300 MB) is freed once it is ordered,
+    before the measures are computed, so scoring must not hold it (it hands it over)."""
+    import gc
+    import weakref
+
+    from evaluation.measures import evaluation as engine
+    from evaluation.trec import read_run
+
+    frames, freed, events = [], [], []
+
+    def reading(*args, **kwargs):
+        run = read_run(*args, **kwargs)
+        frames.append(weakref.ref(run.frame))
+        events.append("read")
+        return run
+
+    def releasing():
+        events.append("released")  # what Arrow's pool kept from the parse
+        real_release()
+
+    def measuring(*args, **kwargs):
+        gc.collect()
+        freed.append(frames[0]() is None)
+        return real(*args, **kwargs)
+
+    real, real_release = engine.score_ranking, scoring.release_arrow_memory
+    monkeypatch.setattr(scoring, "read_run", reading)
+    monkeypatch.setattr(scoring, "release_arrow_memory", releasing)
+    monkeypatch.setattr(engine, "score_ranking", measuring)
+    run = make_run(library, participant, "B", (DEMO / "run-B.txt").read_bytes())
+    assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
+    assert freed == [True] and events == ["read", "released"]
+    run.refresh_from_db()
+    assert round(run.current_result().summary["map"], 3) == 0.740
+    assert run.warnings == []
+
+
 def test_a_second_task_for_the_same_run_does_nothing(library, participant):
     run = make_run(library, participant, "B", (DEMO / "run-B.txt").read_bytes())
     assert run.claim("first")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import hashlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -55,6 +56,22 @@ def test_a_good_run_is_stored_scored_and_lands_on_its_page(
     assert submission.file.read() == RUN_B
     assert submission.status == "scored", submission.failure_reason
     assert round(submission.current_result().summary["map"], 3) == 0.740
+
+
+def test_a_large_upload_is_hashed_while_it_is_checked(client, library, participant, monkeypatch):
+    """A run spooled to a temporary file (over FILE_UPLOAD_MAX_MEMORY_SIZE) is hashed
+    from its own handle while the form checks it: the stored SHA-256 and size are the
+    file's, and the view does not read the file a third time to hash it."""
+    lines = b"".join(b"x%d Q0 d%d 1 1.5 system-B\n" % (i, i) for i in range(120_000))
+    content = RUN_B + lines
+    assert len(content) > 2_621_440
+    monkeypatch.setattr(upload_views, "sha256_of", None)  # must not be called
+    client.force_login(participant)
+    response = post_run(client, content, "big.txt")
+    submission = Submission.objects.get()
+    assert response.status_code == 302
+    assert submission.sha256 == hashlib.sha256(content).hexdigest()
+    assert submission.size == len(content)
 
 
 def test_gzipped_runs_are_accepted(
