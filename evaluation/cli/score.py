@@ -273,10 +273,21 @@ class _Scorer:
         return evaluate(self.small, run, self.args.m, **self._flags())
 
     def evaluate(self, path: str):
+        from evaluation.measures.evaluation import evaluate as evaluate_files
         from evaluation.trec.readers import read_run
 
-        run = read_run(path)
-        return evaluate(self.frame(), run, self.args.m, **self._flags())
+        args = self.args
+        # the run goes straight into evaluate, held by no frame here (keyword arguments,
+        # no ** tuple), so evaluate frees its columns once it has ordered them
+        return evaluate_files(
+            self.frame(),
+            read_run(path),
+            args.m,
+            relevance_level=args.l,
+            max_depth=args.M,
+            complete=args.c,
+            interpolation=args.interpolation,
+        )
 
 
 def _small_bytes() -> int:
