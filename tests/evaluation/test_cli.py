@@ -127,16 +127,20 @@ def test_huge_pages_off_while_scoring_large_files_and_restored_after(
     import numpy._core.multiarray as multiarray
 
     import evaluation.cli.score as cli
+    import evaluation.measures.evaluation as general
     import evaluation.trec.small as small
 
     seen = []
-    real_evaluate = cli.evaluate
 
-    def spy(*args, **kwargs):
-        seen.append(multiarray._get_madvise_hugepage())
-        return real_evaluate(*args, **kwargs)
+    def spying(real):
+        def spy(*args, **kwargs):
+            seen.append(multiarray._get_madvise_hugepage())
+            return real(*args, **kwargs)
 
-    monkeypatch.setattr(cli, "evaluate", spy)
+        return spy
+
+    monkeypatch.setattr(cli, "evaluate", spying(cli.evaluate))  # the small path's
+    monkeypatch.setattr(general, "evaluate", spying(general.evaluate))  # a large file's
     if large:
         monkeypatch.setattr(small, "SMALL_BYTES", 10)
     gzipped = tmp_path / "results.test.gz"
