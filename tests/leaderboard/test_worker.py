@@ -233,7 +233,13 @@ def test_a_task_stopped_by_its_time_limit_gives_its_run_back(start_worker, libra
     assert 5 < stopped_after < 12, stopped_after
     assert submission.status == "queued" and submission.waiting_for_queue
     assert submission.attempts == 1 and not submission.results.exists()
-    assert "SoftTimeLimitExceeded" in worker.log_path.read_text()
+    # The row is given back before the task re-raises, so the worker logs the
+    # exception a moment after the status changes.
+    wait_for(
+        lambda: "SoftTimeLimitExceeded" in worker.log_path.read_text(),
+        timeout=10,
+        what="the worker to log the soft time limit's exception",
+    )
     Submission.objects.filter(pk=submission.pk).update(
         queued_at=submission.queued_at - dt.timedelta(minutes=1)
     )
