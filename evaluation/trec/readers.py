@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -232,11 +233,14 @@ HEAD_LINES = 100_000
 @dataclass
 class RunCheck:
     """What :func:`check_run` found in a run that passed: ``need_ids``, the first
-    field of every content line (None when only the head was read), and ``warnings``
-    (a header line), as :func:`read_run` will report them."""
+    field of every content line (None when not every line was read: only the head, or
+    a judged need seen), ``warnings`` (a header line), as :func:`read_run` will report
+    them, and ``answers`` whether some line's need is among ``judged`` (None when no
+    ``judged`` were given, or only the head was read and none was in it)."""
 
     need_ids: frozenset[str] | None
     warnings: list[str] = field(default_factory=list)
+    answers: bool | None = None
 
 
 def check_run_head(
@@ -247,7 +251,11 @@ def check_run_head(
 
 
 def check_run(
-    source: Source, name: str | None = None, max_lines: int = 1000, max_bytes: int | None = None
+    source: Source,
+    name: str | None = None,
+    max_lines: int = 1000,
+    max_bytes: int | None = None,
+    judged: Collection[str] | None = None,
 ) -> RunCheck:
     """Check the first ``max_lines`` content lines of a run (for an upload form).
 
@@ -260,14 +268,21 @@ def check_run(
     past ``max_bytes`` and a gzip stream that is truncated, fails its CRC or has
     garbage after its end: what :func:`read_run` would refuse later; the need ids
     are collected on the way (vectorised, a few ms per MB: :func:`first_fields`).
+
+    ``judged``: the need ids the run will be scored on. Need ids are then collected only
+    until a line answers one of them (``RunCheck.answers``), and a plain file no larger
+    than ``max_bytes`` is not read past that point: it cannot expand, so nothing more of
+    it would be refused here, and its first lines usually answer a judged need (a 7M-line
+    run: ~10 ms instead of 0.7-0.9 s). A gzip stream is still read to its end.
     """
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
-            return check_run(f, name or os.fspath(source), max_lines, max_bytes)
+            return check_run(f, name or os.fspath(source), max_lines, max_bytes, judged)
     stream: BinaryIO = io.BytesIO(source) if isinstance(source, bytes) else source
     name = name or getattr(stream, "name", None) or "<stream>"
     if not isinstance(name, str):
         name = "<stream>"
+    plain_size = _remaining(stream)
     decoded = Decoded(stream, name, max_bytes)
     reader = io.BufferedReader(decoded, PIECE)
     head, ended, content = _read_head(reader, max_lines)
@@ -282,22 +297,67 @@ def check_run(
         raise TrecFormatError(name, 1, f"empty file (no content lines{after})")
     check = RunCheck(None, [] if header is None else [header_warning(name, header)])
     body = head.split(b"\n", 1)[1] if skip and b"\n" in head else b"" if skip else head
+    answered = _Answered(judged)
     if ended:
-        check.need_ids = _decoded(first_fields(body + b"\n"))
+        fields = first_fields(body + b"\n")
+        check.need_ids = _decoded(fields)
+        answered.add(fields)
     elif max_bytes is not None:
+        # past its head, a plain file within the limit has nothing to be refused for:
+        # once a judged need is seen, the rest is not read (a gzip stream always is)
+        may_stop = not decoded.gzipped and plain_size is not None and plain_size <= max_bytes
         needs, carry = first_fields(body), b""
-        piece = reader.read1(PIECE)  # what the head left in the buffer, then the rest
-        while piece:  # Decoded counts and checks every byte
+        answered.add(needs)
+        piece = b"" if answered.found and may_stop else reader.read1(PIECE)
+        while piece:  # Decoded counts and checks every byte; what the head left, first
             blank = blank and piece.isspace()  # the same six bytes, 8x faster than strip
-            lines = carry + piece
-            end = lines.rfind(b"\n") + 1
-            needs |= first_fields(lines[:end])
-            carry = lines[end:][: MAX_LINE_LENGTH + 1]  # a longer line fails read_run
+            if not answered.found:
+                lines = carry + piece
+                end = lines.rfind(b"\n") + 1
+                found = first_fields(lines[:end])
+                answered.add(found - needs)
+                needs |= found
+                carry = lines[end:][: MAX_LINE_LENGTH + 1]  # a longer line fails read_run
+                if answered.found and may_stop:
+                    break
             piece = decoded.read(PIECE)
         if blank:  # more blank lines than the head keeps, and nothing else
             _check_bytes(head, name)
-        check.need_ids = _decoded(needs | first_fields(carry + b"\n"))
+        if not answered.found:  # every need id: none judged, or no judged given
+            last = first_fields(carry + b"\n")
+            answered.add(last)
+            check.need_ids = _decoded(needs | last)
+    elif answered.judged is not None:  # the head only: does it answer one?
+        answered.add(first_fields(body))
+        if not answered.found:
+            answered.judged = None  # the rest might: not known
+    check.answers = None if answered.judged is None else answered.found
     return check
+
+
+class _Answered:
+    """Whether a line answering a judged need has been seen (``judged`` None: none looked for)."""
+
+    def __init__(self, judged: Collection[str] | None) -> None:
+        self.judged = None if judged is None else frozenset(judged)
+        self.found = False
+
+    def add(self, fields: set[bytes]) -> None:
+        """Look among more first fields, as :func:`first_fields` gives them."""
+        if self.judged is not None and not self.found and fields:
+            self.found = not self.judged.isdisjoint(_decoded(fields))
+
+
+def _remaining(stream: BinaryIO) -> int | None:
+    """How many bytes are left in a seekable stream (None when it cannot say)."""
+    try:
+        at = stream.tell()
+        stream.seek(0, io.SEEK_END)
+        end = stream.tell()
+        stream.seek(at)
+    except (AttributeError, OSError, ValueError):
+        return None
+    return end - at
 
 
 def _decoded(fields: set[bytes]) -> frozenset[str]:

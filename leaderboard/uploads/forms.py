@@ -94,6 +94,9 @@ class SubmissionForm(forms.Form):
             )
         name = os.path.basename(upload.name or "run")
         path = _spooled_path(upload)
+        # what the run will be scored against (none for a benchmark not saved yet)
+        judgments = self.benchmark.latest_judgments if self.benchmark.pk else None
+        judged = judgments.need_ids if judgments is not None else []
         with ThreadPoolExecutor(1) as pool:
             # A file on disk is hashed from a handle of its own on another thread (hashlib
             # lets the GIL go) while the check reads it: the SHA-256 the run is stored
@@ -101,19 +104,20 @@ class SubmissionForm(forms.Form):
             hashing = pool.submit(sha256_of_path, path) if path else None
             try:
                 upload.seek(0)
-                # The whole file is streamed (1 MB at a time, nothing kept): a gzip bomb
-                # is refused once it expands past the limit, a broken gzip stream here
-                # and not in the worker.
-                check = check_run(upload, name=name, max_bytes=max_uncompressed_bytes())
+                # A gzip file is streamed to its end (1 MB at a time, nothing kept): a
+                # bomb is refused once it expands past the limit, a broken gzip stream
+                # here and not in the worker. A plain file is read only until a line
+                # answers a judged need (usually in its first lines): the rest has
+                # nothing to refuse here, and the worker reads it all.
+                check = check_run(
+                    upload, name=name, max_bytes=max_uncompressed_bytes(), judged=judged or None
+                )
             except TrecFormatError as error:
                 raise forms.ValidationError(str(error)) from error
             finally:
                 upload.seek(0)
             self.digest = hashing.result() if hashing else None
-        # what the run will be scored against (none for a benchmark not saved yet)
-        judgments = self.benchmark.latest_judgments if self.benchmark.pk else None
-        judged = judgments.need_ids if judgments is not None else []
-        if judged and check.need_ids is not None and check.need_ids.isdisjoint(judged):
+        if judged and check.answers is False:
             # every score would be 0: nothing to rank, and surely the wrong file
             raise forms.ValidationError(none_answered(name, judged))
         return upload

@@ -90,6 +90,18 @@ def test_a_run_answering_no_judged_need_is_refused_by_the_form(client, library, 
     assert not Submission.objects.exists()
 
 
+def test_a_run_whose_first_judged_need_comes_late_is_accepted(client, library, participant):
+    """The check reads a plain file only until a line answers a judged need: here past
+    its first 1,000 lines and its first megabyte, so both are read on, then it stops."""
+    unjudged = b"".join(b"q%d Q0 doc-%07d 1 %d.5 other\n" % (i // 500, i, i) for i in range(40_000))
+    client.force_login(participant)
+    for name, content in (("late.txt", unjudged + ONE_NEED), ("none.txt", unjudged)):
+        response = post_run(client, content, name=name, run_name=name.split(".")[0])
+        expected = 302 if name == "late.txt" else 400
+        assert response.status_code == expected, response.content[:300]
+    assert list(Submission.objects.values_list("run_name", flat=True)) == ["late"]
+
+
 def test_a_run_answering_no_judged_need_is_refused_by_the_api(client, library, participant):
     _, raw = ApiToken.issue(participant, "test")
     response = client.post(
