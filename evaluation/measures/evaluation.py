@@ -23,7 +23,7 @@ import pandas as pd
 
 from evaluation.measures.interpolation import STANDARD_LEVELS, check_mode
 from evaluation.measures.interpolation import interpolated_curve as _curve
-from evaluation.measures.ranking import Ranking, rank_run
+from evaluation.measures.ranking import Ranking, RunLines, rank_run
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import need_warnings, score_ranking, trec_eval_text
 from evaluation.trec.inputs import as_qrels, as_run
@@ -118,24 +118,22 @@ class NeedWithoutRun(ValueError):
 
 def _ranked(
     qrels: pd.DataFrame,
-    run: Run | pd.DataFrame,
+    run: Run | pd.DataFrame | RunLines,
     relevance_level: int,
     max_depth: int | None,
     complete: bool,
     interpolation: str = "exact",
 ) -> Ranking:
-    """:func:`rank_run` on a run or its frame (a :class:`Run` lends its doc-id hashes)."""
+    """:func:`rank_run` on a run, its frame or its lines (a :class:`Run` lends its
+    doc-id hashes)."""
     if isinstance(run, Run):
-        frame, doc_hash = run.frame, run.doc_hashes()
-    else:
-        frame, doc_hash = run, None
+        run = RunLines.of(run.frame, run.doc_hashes())
     return rank_run(
         qrels,
-        frame,
+        run,
         relevance_level,
         max_depth,
         complete,
-        doc_hash=doc_hash,
         interpolation=check_mode(interpolation),
     )
 
@@ -204,11 +202,13 @@ def evaluate(
         frame, warnings = run, []
         run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
     requests = parse_requests(measures, trec_eval_9=v9)
-    ranking = _ranked(qrels, run, relevance_level, max_depth, complete, interpolation)
     run_needs = _run_needs(frame)
-    # The ranking holds all the measures need: the run's columns (~300 MB for 7M lines)
-    # are freed before they are computed, unless the caller still holds the run.
+    # The ranking holds all the measures need: rank_run lets each of the run's columns
+    # (~500 MB for 7M lines of 28-byte doc ids) go once it has used it, unless the caller
+    # still holds the run, so this frame lets go of them first.
+    lines = RunLines.of(frame, run.doc_hashes() if isinstance(run, Run) else None)
     del frame, run
+    ranking = _ranked(qrels, lines, relevance_level, max_depth, complete, interpolation)
     judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
     warnings += need_warnings(run_needs, judged, ranking.rank_disagrees)
     missing = sorted(judged - run_needs, key=str.encode)

@@ -49,7 +49,7 @@ NONPOOL = -1
 UNJUDGED = -2
 RANK_CHECK_SLICE = 1 << 20  # ordered lines whose file ranks are checked at once
 
-__all__ = ["NONPOOL", "UNJUDGED", "Ranking", "rank_run", "trec_order"]
+__all__ = ["NONPOOL", "UNJUDGED", "Ranking", "RunLines", "rank_run", "trec_order"]
 
 
 def _as_arrow_strings(
@@ -132,8 +132,14 @@ class _Order:
         return rows
 
 
-def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
-    """:func:`trec_order` without materialising the permutation where lines stay put."""
+def _order(
+    need: np.ndarray,
+    score: np.ndarray,
+    doc: pa.ChunkedArray,
+    doc_rows: np.ndarray | None = None,
+) -> _Order:
+    """:func:`trec_order` without materialising the permutation where lines stay put.
+    ``doc_rows``: the row of ``doc`` of each line, when ``doc`` holds more lines."""
     n = len(need)
     none = np.zeros(0, np.int64)
     if n == 0:
@@ -177,17 +183,18 @@ def _order(need: np.ndarray, score: np.ndarray, doc: pa.ChunkedArray) -> _Order:
     group_start[1:] = ~tie[positions[1:] - 1]
     group = np.cumsum(group_start)
     rows = positions if base is None else base[positions]
+    at = rows if doc_rows is None else doc_rows[rows]  # the tied lines' rows of doc
     if not hasattr(doc, "num_chunks"):  # doc ids by row as str or bytes (small files)
         # bytes compare as strcmp, str by code point, which is UTF-8's byte order; Python's
         # sort is stable with reverse=True, and a stable sort on the group keeps it so
-        picked = [doc[i] for i in rows.tolist()]
+        picked = [doc[i] for i in at.tolist()]
         by_doc = np.array(sorted(range(len(rows)), key=picked.__getitem__, reverse=True))
         within = by_doc[np.argsort(group[by_doc], kind="stable")]
         return _Order(n, base, positions, rows[within])
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = pa.table({"g": group, "d": take(doc, rows)})
+    table = pa.table({"g": group, "d": take(doc, at)})
     within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
     return _Order(n, base, positions, rows[within.to_numpy()])
 
@@ -330,9 +337,36 @@ def exclusive_count(flag: np.ndarray, group: np.ndarray) -> np.ndarray:
     return cum - cum[first] if len(group) else cum
 
 
+@dataclass
+class RunLines:
+    """A run's columns as :func:`rank_run` reads them, handed over: ``rank_run`` takes
+    each one out (sets it to None) and lets it go once used, so that where nothing else
+    holds the run its columns are freed while it is ranked: the doc ids (~220 MB for 7M
+    lines of 28-byte ids) once the few it needs (tie groups, judged candidates) are
+    taken, the scores and the file's ranks once the lines are ordered. ``need``: the
+    need ids (pandas Series, categorical or not); ``doc``: the doc ids (Arrow);
+    ``score``, ``rank`` (the file's rank column, or None); ``doc_hash``: ``doc``'s
+    :func:`~evaluation.trec.columns.string_hash` when the caller has it."""
+
+    need: pd.Series | None
+    doc: pa.ChunkedArray | None
+    score: np.ndarray | None
+    rank: np.ndarray | None
+    doc_hash: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, run: pd.DataFrame, doc_hash: np.ndarray | None = None) -> RunLines:
+        """The columns of a run frame (need_id, doc_id, score and, if any, rank)."""
+        rank = np.asarray(run["rank"], dtype=np.float64) if "rank" in run.columns else None
+        score = np.asarray(run["score"], dtype=np.float64)
+        if doc_hash is not None and len(doc_hash) != len(score):
+            doc_hash = None
+        return cls(run["need_id"], _as_arrow_strings(run["doc_id"]), score, rank, doc_hash)
+
+
 def rank_run(
     qrels: pd.DataFrame,
-    run: pd.DataFrame,
+    run: pd.DataFrame | RunLines,
     relevance_level: int = 1,
     max_depth: int | None = None,
     complete: bool = False,
@@ -342,8 +376,9 @@ def rank_run(
     """Order ``run`` as trec_eval does and look every retrieved document up in ``qrels``.
 
     ``qrels``: columns need_id, doc_id, relevance. ``run``: need_id, doc_id,
-    score (any extra column is ignored). With ``complete`` every qrels need is
-    kept (those without run lines get no rows and ``has_run`` False), else
+    score (any extra column is ignored), or its :class:`RunLines`, which are emptied
+    as they are used. With ``complete`` every qrels
+    need is kept (those without run lines get no rows and ``has_run`` False), else
     only qrels needs with at least one run line. ``doc_hash``: the run doc
     ids' :func:`~evaluation.trec.columns.string_hash`, row for row, when the
     caller kept it from reading (:meth:`Run.doc_hashes`); else computed here.
@@ -353,65 +388,51 @@ def rank_run(
     import pandas as pd
     import pyarrow.compute as pc
 
+    lines = run if isinstance(run, RunLines) else RunLines.of(run, doc_hash)
+    del run, doc_hash
     judged_needs, q_need = _judged_needs(qrels["need_id"])
     need_index = pd.Index(judged_needs, dtype=object)
     q_rel = np.asarray(qrels["relevance"], dtype=np.int64)
     q_doc = _as_arrow_strings(qrels["doc_id"])
 
-    run_need = run["need_id"]
-    if isinstance(run_need.dtype, pd.CategoricalDtype):
-        categories = [str(c) for c in run_need.cat.categories]
-        by_category = need_index.get_indexer(pd.Index(categories, dtype=object)).astype(np.int32)
-        codes = run_need.cat.codes.to_numpy()
-        r_need = by_category[codes]
-        if (codes < 0).any():
-            r_need[codes < 0] = -1
-    else:
-        r_need = need_index.get_indexer(pd.Index(run_need.astype("str").to_numpy(dtype=object)))
-        r_need = r_need.astype(np.int32)
-    r_doc_all = _as_arrow_strings(run["doc_id"])
-    score = np.asarray(run["score"], dtype=np.float64)
+    r_need = _need_codes(lines.need, need_index)
+    doc, score, file_rank, doc_hash = lines.doc, lines.score, lines.rank, lines.doc_hash
+    lines.need = lines.doc = lines.score = lines.rank = lines.doc_hash = None  # ours now
     if interpolation == "trec_eval-9":
         with np.errstate(over="ignore"):  # beyond float's range: +-inf, as C converts
             score = score.astype(np.float32).astype(np.float64)
-    if doc_hash is None or len(doc_hash) != len(score):
-        doc_hash = string_hash(r_doc_all)
-    keep = None
+    if doc_hash is None:
+        doc_hash = string_hash(doc)
+    keep = None  # rows of doc (the whole run) of the lines kept
     if (r_need < 0).any():  # lines of needs without judgments are dropped
         keep = np.flatnonzero(r_need >= 0)
         r_need, score, doc_hash = r_need[keep], score[keep], doc_hash[keep]
-        r_doc = take(r_doc_all, keep)
-    else:
-        r_doc = r_doc_all
-    file_rank = None
-    if "rank" in run.columns:
-        file_rank = np.asarray(run["rank"], dtype=np.float64)
-        file_rank = file_rank[keep] if keep is not None else file_rank
-    order, need, rank, rank_disagrees, inside = ordered_lines(
-        r_need, score, r_doc, file_rank, max_depth
-    )
+        file_rank = file_rank[keep] if file_rank is not None else None
     # relevance of each retrieved document. A table of the judged (need, doc) hashes
     # picks the candidate lines (every judged one among them, few others), whose
     # doc ids are then matched exactly against the judged ids of their need. The
-    # lines' keys are looked up in file order and only the flags put in trec_eval
-    # order: one 7M-entry array less at rank_run's peak than ordering the keys.
-    q_key = pair_key(q_need, string_hash(q_doc))
-    bits = max(16, len(q_key).bit_length() + 4)  # >= 16 slots per judged pair
-    table = np.zeros(1 << bits, bool)
-    table[_slot(q_key, bits)] = True
-    slots = _slot(pair_key(r_need, doc_hash), bits)
-    flagged = order.apply(table[slots])
-    del slots, table
+    # candidates are found in file order, and their doc ids (and the tie groups') taken
+    # before the ordering goes on, so that the doc-id column can go first.
+    flagged = _judged_candidates(q_need, string_hash(q_doc), r_need, doc_hash)
+    del doc_hash
+    order = _order(r_need, score, doc, keep)
+    cand_rows = np.flatnonzero(flagged)
+    c_doc = take(doc, cand_rows if keep is None else keep[cand_rows])
+    del doc, keep  # the doc ids go here when nothing else holds the run
+    need, rank, rank_disagrees, inside = ordered_ranks(order, r_need, score, file_rank, max_depth)
+    del score, file_rank
+    flagged = order.apply(flagged)
     if inside is not None:
         order = _Order(len(inside), order.full()[inside], order.tie_at[:0], order.tie_at[:0])
         flagged = flagged[inside]
     candidates = np.flatnonzero(flagged)
     del flagged
-    c_doc = take(r_doc, order.rows(candidates))
-    del order
+    # the candidates' rows in file order, matched to their doc ids (taken by row)
+    c_at = np.searchsorted(cand_rows, order.rows(candidates))
+    del order, cand_rows
     q_dict = pc.unique(q_doc)
     q_code = to_numpy(pc.index_in(q_doc, value_set=q_dict), np.int64)
-    c_code = to_numpy(pc.fill_null(pc.index_in(c_doc, value_set=q_dict), -1), np.int64)
+    c_code = to_numpy(pc.fill_null(pc.index_in(c_doc, value_set=q_dict), -1), np.int64)[c_at]
     width = max(len(q_dict), 1)
     q_key = q_need.astype(np.int64) * width + q_code
     key_order = np.argsort(q_key)
@@ -430,6 +451,39 @@ def rank_run(
         judged_needs, need, rank, rel, q_need, q_rel, r_need,
         relevance_level, max_depth, complete, rank_disagrees, interpolation,
     )  # fmt: skip
+
+
+def _need_codes(run_need: pd.Series, need_index: pd.Index) -> np.ndarray:
+    """Each run line's index into the judged needs (int32; -1: a need without judgments)."""
+    import pandas as pd
+
+    if isinstance(run_need.dtype, pd.CategoricalDtype):
+        categories = [str(c) for c in run_need.cat.categories]
+        by_category = need_index.get_indexer(pd.Index(categories, dtype=object)).astype(np.int32)
+        codes = run_need.cat.codes.to_numpy()
+        r_need = by_category[codes]
+        if (codes < 0).any():
+            r_need[codes < 0] = -1
+        return r_need
+    r_need = need_index.get_indexer(pd.Index(run_need.astype("str").to_numpy(dtype=object)))
+    return r_need.astype(np.int32)
+
+
+def _judged_candidates(
+    q_need: np.ndarray, q_hash: np.ndarray, r_need: np.ndarray, r_hash: np.ndarray
+) -> np.ndarray:
+    """Flags (file order) of the run lines whose (need, doc hash) hits a slot of a judged
+    pair's: every judged line, and few others. The keys are built a slice of lines at a
+    time (:data:`RANK_CHECK_SLICE`): no 7M-entry key array."""
+    q_key = pair_key(q_need, q_hash)
+    bits = max(16, len(q_key).bit_length() + 4)  # >= 16 slots per judged pair
+    table = np.zeros(1 << bits, bool)
+    table[_slot(q_key, bits)] = True
+    flagged = np.empty(len(r_need), bool)
+    for start in range(0, len(r_need), RANK_CHECK_SLICE):
+        part = slice(start, start + RANK_CHECK_SLICE)
+        flagged[part] = table[_slot(pair_key(r_need[part], r_hash[part]), bits)]
+    return flagged
 
 
 def _judged_needs(need_ids: pd.Series | np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -459,9 +513,21 @@ def ordered_lines(
     """The run's lines of judged needs in trec_eval order (:func:`_order`): the order,
     each ordered line's need and rank, whether the file's rank column disagrees with
     the scores, and the positions kept by ``-M`` (None: all). ``need`` and ``rank``
-    are already cut to ``max_depth``; the order is not. Shared by :func:`rank_run`
-    and the small-file path (:mod:`evaluation.measures.small`)."""
+    are already cut to ``max_depth``; the order is not. Shared by the small-file path
+    (:mod:`evaluation.measures.small`); :func:`rank_run` calls its two steps itself."""
     order = _order(r_need, score, r_doc)
+    return (order, *ordered_ranks(order, r_need, score, file_rank, max_depth))
+
+
+def ordered_ranks(
+    order: _Order,
+    r_need: np.ndarray,
+    score: np.ndarray,
+    file_rank: np.ndarray | None,
+    max_depth: int | None,
+) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray | None]:
+    """:func:`ordered_lines` once the lines are ordered: need, rank, whether the rank
+    column disagrees, the positions ``-M`` keeps."""
     need = order.by_base(r_need)  # ties share their need: no fix-up
     rank = within_group_position(need)
     rank += 1
@@ -482,7 +548,7 @@ def ordered_lines(
     if max_depth is not None:
         inside = np.flatnonzero(rank <= max_depth)
         need, rank = need[inside], rank[inside]
-    return order, need, rank, rank_disagrees, inside
+    return need, rank, rank_disagrees, inside
 
 
 def finish_ranking(

@@ -163,29 +163,18 @@ def read_run(source: Source, name: str | None = None, max_bytes: int | None = No
     table, fast = _parse(data, name, _RUN, skip)
     text = _Text(data, source, name, fast, max_bytes, skip)
     del data
+    # Each parsed column is let go as soon as it is converted (the table is rebuilt
+    # without it): the table (~390 MB for 7M lines of 28-byte ids) and all the numpy
+    # columns are never alive at once (docs/engine.md, "Sixth round").
     scores = to_numpy(table.column("c4"), np.float64)
     if not np.isfinite(scores).all():  # names the first nan or inf
         _explain(text.data, name, _RUN, must_fail=True, skip=skip)
-    need = table.column("c0")
-    need_codes = np.concatenate(
-        [np.zeros(0, np.int32)] + [c.indices.to_numpy(zero_copy_only=False) for c in need.chunks]
-    )
-    dictionary = need.chunk(0).dictionary if need.num_chunks else pa.array([], pa.string())
-    docs = table.column("c2")
-    doc_hash = string_hash(docs)
-    duplicate = first_duplicate(need_codes, docs, doc_hash)
-    if duplicate is not None:
-        first, second = duplicate
-        doc, qid = docs[second].as_py(), dictionary[int(need_codes[second])].as_py()
-        raise TrecFormatError(
-            name,
-            text.line(second),
-            f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
-        )
+    table = table.drop_columns(["c4"])
     try:
         rank = to_numpy(pc.cast(table.column("c3"), pa.float64()), np.float64)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         rank = np.full(len(scores), np.nan)
+    table = table.drop_columns(["c3"])
     warnings = [] if header is None else [header_warning(name, header)]
     tags = table.column("c5")
     tag = str(tags[len(tags) - 1].as_py())
@@ -198,7 +187,24 @@ def read_run(source: Source, name: str | None = None, max_bytes: int | None = No
         warnings.append(
             f"{name}: {distinct} different tags in the run; its runid is the last line's, {tag!r}"
         )
-    del table, tags, need  # the parsed columns not kept (tag, rank and score text) go now
+    del tags
+    need = table.column("c0")
+    need_codes = np.concatenate(
+        [np.zeros(0, np.int32)] + [c.indices.to_numpy(zero_copy_only=False) for c in need.chunks]
+    )
+    dictionary = need.chunk(0).dictionary if need.num_chunks else pa.array([], pa.string())
+    docs = table.column("c2")
+    del table, need  # the doc ids are all that is left of the parsed table
+    doc_hash = string_hash(docs)
+    duplicate = first_duplicate(need_codes, docs, doc_hash)
+    if duplicate is not None:
+        first, second = duplicate
+        doc, qid = docs[second].as_py(), dictionary[int(need_codes[second])].as_py()
+        raise TrecFormatError(
+            name,
+            text.line(second),
+            f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
+        )
     frame = pd.DataFrame(
         {
             "need_id": pd.Categorical.from_codes(

@@ -201,3 +201,32 @@ def test_freed_memory_reused_while_scoring_and_mmap_restored_after(monkeypatch, 
     block = np.ones(16 << 20)  # 128 MB: more than the heap kept free
     assert _mmapped_bytes() - before >= 128 << 20
     del block
+
+
+def _arenas_after(code: str) -> int:
+    """How many malloc arenas glibc lists (malloc_stats) after ``code`` runs in a fresh
+    process, where no thread has allocated before."""
+    script = f"import ctypes, sys\n{code}\nsys.stdout.flush()\nctypes.CDLL(None).malloc_stats()\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return sum(line.startswith("Arena ") for line in done.stderr.splitlines())
+
+
+def test_arrows_threads_allocate_from_the_main_arena_while_the_command_scores():
+    """Arrow's parsing threads take arenas of their own (whose freed memory the main
+    thread cannot reuse) when a run is read outside the command; while the command
+    scores, every thread allocates from the one arena."""
+    qrels, results = str(SUITE / "qrels.test"), str(SUITE / "results.test")
+    outside = (
+        "from evaluation.trec import read_qrels, read_run\n"
+        f"read_qrels({qrels!r})\nread_run({results!r})"
+    )
+    assert _arenas_after(outside) > 1  # the control: the threads do take arenas
+    command = (
+        "import evaluation.trec.small as small\n"
+        "small.SMALL_BYTES = 10  # the general path: Arrow reads both files\n"
+        "from evaluation.__main__ import main\n"
+        f"assert main(['-m', 'map', {qrels!r}, {results!r}]) == 0"
+    )
+    assert _arenas_after(command) == 1
