@@ -142,10 +142,15 @@ def _run_needs(frame: pd.DataFrame) -> set[str]:
     """The need ids with at least one line in the run."""
     need_column = frame["need_id"]
     if isinstance(need_column.dtype, pd.CategoricalDtype):
-        # a bincount, not np.unique: no sort of 7M codes (-1 is a missing need_id)
+        # flags set by code, not np.unique: no sort of 7M codes (-1 is a missing
+        # need_id); a slice at a time, so no 7M-entry temporary (bincount's would be
+        # 56 MB of int64 at the command's peak memory)
         categories, codes = need_column.cat.categories, need_column.cat.codes.to_numpy()
-        lines = np.bincount(codes[codes >= 0], minlength=len(categories))
-        return set(map(str, categories[lines > 0]))
+        present = np.zeros(len(categories), bool)
+        for start in range(0, len(codes), 1 << 20):
+            piece = codes[start : start + (1 << 20)]
+            present[piece[piece >= 0]] = True
+        return set(map(str, categories[present]))
     return set(map(str, pd.unique(need_column.astype(str))))
 
 

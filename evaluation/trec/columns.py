@@ -117,23 +117,37 @@ def _fixed_width_hash(rows: np.ndarray) -> np.ndarray:
     """:func:`span_hash` of strings of one length, the rows of ``rows`` (n x width
     uint8): the same values, each 8-byte word read in place as a strided big-endian
     view (no gathers, no masks but the last word's): 0.83 -> 0.29 s for 7M
-    MS MARCO ids (docs/engine.md, "Fifth round")."""
+    MS MARCO ids (docs/engine.md, "Fifth round"). A slice of rows at a time, so the
+    temporaries (the words, the shifted hash) stay in cache and no 7M-entry one is
+    made (three 56 MB temporaries, at the command's peak memory, before)."""
     n, width = rows.shape
-    prime = np.uint64(0x100000001B3)
-    hashed = np.full(n, width * 0x9E3779B97F4A7C15 % 2**64, np.uint64)  # as span_hash's
-    word = np.empty(n, np.uint64)
-    for j in range(0, width, 8):
-        if width - j >= 8:
-            view = np.ndarray((n,), ">u8", rows, offset=j, strides=(width,))
-        else:  # the last, partial word: its bytes at the top, zeros below
-            tail = np.zeros((n, 8), np.uint8)
-            tail[:, : width - j] = rows[:, j:]
-            view = tail.view(">u8").ravel()
-        word[:] = view  # to native order
-        hashed ^= word
-        hashed *= prime
-        hashed ^= hashed >> np.uint64(29)
-    return hashed
+    prime, shift = np.uint64(0x100000001B3), np.uint64(29)
+    out = np.empty(n, np.uint64)
+    step = _HASH_SLICE
+    word = np.empty(min(n, step), np.uint64)
+    mixed = np.empty(min(n, step), np.uint64)
+    for lo in range(0, n, step):
+        part = rows[lo : lo + step]
+        m = len(part)
+        hashed = out[lo : lo + m]
+        hashed[:] = width * 0x9E3779B97F4A7C15 % 2**64  # as span_hash's
+        for j in range(0, width, 8):
+            if width - j >= 8:
+                view = np.ndarray((m,), ">u8", part, offset=j, strides=(width,))
+            else:  # the last, partial word: its bytes at the top, zeros below
+                tail = np.zeros((m, 8), np.uint8)
+                tail[:, : width - j] = part[:, j:]
+                view = tail.view(">u8").ravel()
+            word[:m] = view  # to native order
+            hashed ^= word[:m]
+            hashed *= prime
+            np.right_shift(hashed, shift, out=mixed[:m])
+            hashed ^= mixed[:m]
+    return out
+
+
+# rows hashed at a time by _fixed_width_hash (2 MB of 64-bit temporaries)
+_HASH_SLICE = 1 << 18
 
 
 def span_hash(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -241,7 +255,10 @@ def blocks_with_repeats(need_codes: np.ndarray, hashes: np.ndarray) -> np.ndarra
     width = int(lengths.max())
     if blocks * width > 2 * n + 4096:
         return None  # a few long blocks among many short ones: the grid would be mostly padding
-    folded = (hashes ^ (hashes >> np.uint64(32))).astype(np.uint32)
+    folded = np.empty(n, np.uint32)  # a slice at a time: no 7M-entry 64-bit temporaries
+    for lo in range(0, n, _HASH_SLICE):
+        part = hashes[lo : lo + _HASH_SLICE]
+        folded[lo : lo + len(part)] = part ^ (part >> np.uint64(32))
     if blocks * width == n:
         grid = folded.reshape(blocks, width)
     else:

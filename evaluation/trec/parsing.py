@@ -197,7 +197,8 @@ def _regular_layout(data: bytes, delimiter: bytes, ncols: int, header: bool = Fa
     Two bytes <= 32 side by side (doubled separators, a blank before the end of
     a line, a blank line, CR LF) or a blank at either end of the file make the
     file irregular, as does a line longer than ``MAX_LINE_LENGTH``. One
-    vectorised pass over the bytes in 16 MB pieces; it covers the columns the
+    vectorised pass over the bytes in 1 MB pieces (the temporaries stay in cache: 16 MB
+    pieces took 1.7x as long, 0.27 against 0.16 s for a 292 MB run); it covers the columns the
     reader does not convert (a run's Q0) as well as those it does. The other
     blanks (a tab among spaces, a space among tabs, VT, FF, CR, NUL) are counted,
     not searched for: the parse that follows holds every line to ``ncols`` fields,
@@ -210,7 +211,7 @@ def _regular_layout(data: bytes, delimiter: bytes, ncols: int, header: bool = Fa
     n = len(raw)
     if n == 0 or raw[0] <= 32 or raw[-1] == ord(delimiter):
         return False
-    step, last_newline, longest, blanks, lines = 1 << 24, -1, 0, 0, 0
+    step, last_newline, longest, blanks, lines = 1 << 20, -1, 0, 0, 0
     for start in range(0, n, step):
         piece = raw[start : start + step + 1]  # one byte of overlap for the pairs
         blank = piece <= 32

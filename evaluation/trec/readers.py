@@ -34,6 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from evaluation.memory import give_back_freed
 from evaluation.trec.columns import first_duplicate, first_fields, string_hash, to_numpy
 from evaluation.trec.parsing import (
     _QRELS,
@@ -175,6 +176,7 @@ def read_run(source: Source, name: str | None = None, max_bytes: int | None = No
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         rank = np.full(len(scores), np.nan)
     table = table.drop_columns(["c3"])
+    give_back_freed(len(scores))  # the parse's freed blocks: the next arrays fit no hole
     warnings = [] if header is None else [header_warning(name, header)]
     tags = table.column("c5")
     tag = str(tags[len(tags) - 1].as_py())
@@ -205,6 +207,7 @@ def read_run(source: Source, name: str | None = None, max_bytes: int | None = No
             text.line(second),
             f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
         )
+    give_back_freed(len(scores))  # the hashing's and the duplicate check's temporaries
     frame = pd.DataFrame(
         {
             "need_id": pd.Categorical.from_codes(
