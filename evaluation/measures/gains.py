@@ -120,6 +120,7 @@ def _ideal(
 
 _libm_log2 = np.frompyfunc(math.log2, 1, 1)
 _LOG2 = np.zeros(2)  # _LOG2[k] = the C library's log2(k), grown on demand
+_LOG2_TABLE_MAX = 1 << 24  # past this, log2_of computes the distinct values only
 
 
 def log2_of(k: np.ndarray) -> np.ndarray:
@@ -133,6 +134,9 @@ def log2_of(k: np.ndarray) -> np.ndarray:
     global _LOG2
     k = np.asarray(k, dtype=np.int64)
     top = int(k.max(initial=1))
+    if top > _LOG2_TABLE_MAX:  # huge gains (G with a gain of 1e16): the distinct k alone
+        distinct, at = np.unique(k, return_inverse=True)
+        return _libm_log2(distinct.astype(np.float64)).astype(np.float64)[at.reshape(k.shape)]
     if top >= len(_LOG2):
         size = max(top + 1, 2 * len(_LOG2), 1024)
         _LOG2 = _libm_log2(np.arange(size, dtype=np.float64)[1:]).astype(np.float64)
@@ -299,15 +303,20 @@ def g_measure(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str
     gains = _row_gains(r, table)
     ideal_need, ideal_gain, _, m = _ideal_by_position(r, table, pairs)
     starts = np.concatenate(([0], np.cumsum(m)[:-1]))
-    inside = r.rank <= m[r.need]
-    ideal_here = np.zeros(len(r.rank))
-    ideal_here[inside] = ideal_gain[starts[r.need[inside]] + r.rank[inside] - 1]
-    cost = np.maximum(ideal_here, 1.0)
-    sum_cost = _group_cumsum(cost, r.need)
-    sum_results = _group_cumsum(gains, r.need)
     nonzero = gains != 0
+    sums = _g_sums_at(r, gains, nonzero, ideal_need, ideal_gain, m, starts)
+    if sums is None:  # costs that are not whole numbers: every row's running sum
+        inside = r.rank <= m[r.need]
+        ideal_here = np.zeros(len(r.rank))
+        ideal_here[inside] = ideal_gain[starts[r.need[inside]] + r.rank[inside] - 1]
+        cost = np.maximum(ideal_here, 1.0)
+        sums = (
+            _group_cumsum(cost, r.need)[nonzero],
+            _group_cumsum(gains, r.need)[nonzero],
+        )
+    sum_cost, sum_results = sums
     with np.errstate(divide="ignore", invalid="ignore"):
-        steps = 2 + sum_cost[nonzero] - sum_results[nonzero]
+        steps = 2 + sum_cost - sum_results
         whole = np.all((steps == np.floor(steps)) & (steps >= 1))
         # integer gains give integer steps: the C library's log2 from the table
         terms = gains[nonzero] / (log2_of(steps) if whole else np.log2(steps))
@@ -316,6 +325,34 @@ def g_measure(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str
     out = np.zeros(r.n)
     np.divide(total, ideal_total, out=out, where=ideal_total > 0)
     return {name: out}
+
+
+def _g_sums_at(r: Ranking, gains, nonzero, ideal_need, ideal_gain, m, starts):
+    """G's two running sums (cost, results) at the rows with a non-zero gain, the same
+    doubles as summing every row in rank order, without a 7M-entry pass per sum; None
+    when the costs are not all whole numbers.
+
+    The run's gains: adding a zero leaves a double as it is, so the running sum at a
+    non-zero row is the running sum of the non-zero gains alone. The costs depend on
+    the rank only: max(ideal gain, 1) down to the need's m ideal positions, 1 below.
+    Their running sum is the ideal prefix's down to m, then one 1 added per rank, which
+    is exact (the prefix plus the count) while the prefix is a whole number below
+    2**52. Otherwise (gains of 0.5 ...) the caller sums every row.
+    """
+    prefix = _group_cumsum(np.maximum(ideal_gain, 1.0), ideal_need)
+    last = np.zeros(r.n)
+    has = m > 0
+    last[has] = prefix[starts[has] + m[has] - 1]
+    if not bool(np.all((last == np.floor(last)) & (last < 2.0**52))):
+        return None
+    need, rank = r.need[nonzero], r.rank[nonzero]
+    depth = m[need]
+    below = rank > depth  # past the ideal positions: the prefix plus one per rank
+    cost = np.empty(len(rank))
+    cost[below] = last[need[below]] + (rank[below] - depth[below])
+    above = ~below
+    cost[above] = prefix[starts[need[above]] + rank[above] - 1]
+    return cost, _group_cumsum(gains[nonzero], need)
 
 
 def _dcg_running(r: Ranking, gains: np.ndarray):

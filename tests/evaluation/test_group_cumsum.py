@@ -54,3 +54,69 @@ def test_equal_groups_take_one_cumsum(monkeypatch):
     assert got.tobytes() == sequential(values, group).tobytes()
     with pytest.raises(AssertionError, match="per-position loop"):  # ragged still loops
         gains._group_cumsum(values[:-1], group[:-1])
+
+
+def _ranking(judged, lines, depth=None):
+    import pandas as pd
+
+    from evaluation.measures.ranking import rank_run
+
+    qrels = pd.DataFrame(judged, columns=["need_id", "doc_id", "relevance"])
+    run = pd.DataFrame(lines, columns=["need_id", "doc_id", "score"])
+    return rank_run(qrels, run, max_depth=depth, complete=True)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.integers(0, 40),
+    st.lists(st.sampled_from([-1, 0, 0, 1, 2, 3, 9]), min_size=120, max_size=120),
+    st.lists(st.integers(0, 6), min_size=240, max_size=240),
+    st.sampled_from(
+        [[], [("1", 1.0), ("2", 4.0)], [("1", 0.5)], [("2", 2.25), ("0", -1.0)], [("3", 1e16)]]
+    ),
+    st.sampled_from([None, 5]),
+)
+def test_g_at_the_non_zero_rows_is_g_from_every_row(needs, docs, levels, scores, pairs, depth):
+    """G's running sums taken at the rows with a gain (``_g_sums_at``: the ideal prefix
+    plus one per rank, the non-zero gains alone) give the doubles of summing every row;
+    gains that are not whole numbers (0.5, 2.25, a sum past 2**52) take every row."""
+    judged = [(f"q{n}", f"d{d}", levels[(n * 20 + d) % len(levels)])
+              for n in range(needs) for d in range(0, 40, 2)]  # fmt: skip
+    lines = [(f"q{n}", f"d{d}", float(scores[(n * 40 + d) % len(scores)]))
+             for n in range(needs + 1) for d in range(docs)]  # fmt: skip
+    ranking = _ranking(judged, lines, depth)
+    fast = gains.g_measure(ranking, list(pairs), "G")["G"]
+    original = gains._g_sums_at
+    try:
+        gains._g_sums_at = lambda *args: None  # every row, as before the shortcut
+        every_row = gains.g_measure(ranking, list(pairs), "G")["G"]
+    finally:
+        gains._g_sums_at = original
+    assert fast.tobytes() == every_row.tobytes()
+
+
+def test_g_shortcut_declines_costs_that_are_not_whole_numbers():
+    ranking = _ranking([("q", "a", 1), ("q", "b", 2)], [("q", "a", 2.0), ("q", "b", 1.0)])
+    table = gains._gain_table(ranking, [("1", 0.5)])
+    row_gains = gains._row_gains(ranking, table)
+    ideal_need, ideal_gain, _, m = gains._ideal_by_position(ranking, table, [("1", 0.5)])
+    starts = np.concatenate(([0], np.cumsum(m)[:-1]))
+    args = (ranking, row_gains, row_gains != 0, ideal_need, ideal_gain, m, starts)
+    assert gains._g_sums_at(*args) is not None  # max(0.5, 1) = 1: whole costs
+    table = gains._gain_table(ranking, [("2", 2.5)])
+    row_gains = gains._row_gains(ranking, table)
+    ideal_need, ideal_gain, _, m = gains._ideal_by_position(ranking, table, [("2", 2.5)])
+    args = (ranking, row_gains, row_gains != 0, ideal_need, ideal_gain, m, starts)
+    assert gains._g_sums_at(*args) is None
+
+
+def test_log2_of_huge_steps_is_the_c_library_s_without_a_table_that_large():
+    """G with a gain of 1e16 asks log2 of steps near 1e16: computed for the distinct
+    values (a table up to them would need petabytes), the same doubles as math.log2."""
+    import math
+
+    k = np.array([[3, 10**16], [1621, 10**16 + 2]])
+    got = gains.log2_of(k)
+    assert got.shape == k.shape
+    assert got.ravel().tolist() == [math.log2(x) for x in k.ravel().tolist()]
