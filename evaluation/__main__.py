@@ -15,7 +15,7 @@ import sys
 # (and the scheduler spinning) a pool of them, ~0.03 s of a 0.1 s small run (docs/engine.md)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # Arrow allocates from glibc's heap too, which the command keeps for reuse while it scores
-# (cli.score._reusing_freed_memory): what the parse frees, numpy's arrays take next, where
+# (evaluation.memory.reusing_freed_memory): what the parse frees, numpy's arrays take next, where
 # mimalloc kept its own. 7M lines of MS MARCO ids: peak 1.21-1.23 -> 1.16-1.18 GB, system
 # time 1.1 -> 0.5 s (docs/engine.md, Speed)
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")

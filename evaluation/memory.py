@@ -2,7 +2,7 @@
 
 glibc keeps what ``free`` returns inside its heap for the next allocations (the
 command line turns trimming and ``mmap`` off while it scores, so that arrays reuse
-it: ``cli.score._reusing_freed_memory``). The heap still grows past what is alive:
+it: :func:`reusing_freed_memory`). The heap still grows past what is alive:
 the parse frees its columns as ~10 MB blocks, and the next 56 MB array (7M scores)
 fits none of the holes, so it extends the heap while the holes stay resident. For
 7M lines of MS MARCO ids the heap reached ~770 MB with ~450-510 MB in use, and that
@@ -11,13 +11,29 @@ the heap back (they are faulted in again only where memory is reused): called wh
 a large run's columns have just gone, the command's peak went from ~830-860 to
 ~680-700 MB (docs/engine.md, "Seventh round"). Elsewhere (another C library) it does
 nothing.
+
+Also here, for the command line and the platform's scoring worker alike: numpy's
+huge-page requests switched off for a large run (:func:`without_huge_pages`), glibc's
+heap kept for reuse (:func:`reusing_freed_memory`), and both with the heap given back
+after (:func:`scoring_a_large_run`, the worker's: a long-lived process).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+from collections.abc import Iterator
 
-__all__ = ["TRIM_LINES", "give_back_freed"]
+import numpy as np
+
+__all__ = [
+    "TRIM_LINES",
+    "give_back_freed",
+    "reusing_freed_memory",
+    "scoring_a_large_run",
+    "without_huge_pages",
+]
 
 # Below this many lines a run's columns are a few MB: trimming would only cost faults.
 TRIM_LINES = 1_000_000
@@ -45,3 +61,77 @@ def _malloc_trim():
         return None
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
     return trim
+
+
+@contextlib.contextmanager
+def without_huge_pages() -> Iterator[None]:
+    """Stop numpy asking for transparent huge pages while a large run is read and scored.
+
+    numpy ``madvise``s every large array for huge pages. Where the kernel's THP
+    defrag setting is ``madvise`` (Debian's default), each fresh 28-56 MB array
+    of a 7M-line run then waits for synchronous memory compaction: 0.3-1.6 s of
+    kernel time per run on the benchmark machine, against ~0.5 s without
+    (docs/engine.md, Speed). The flag is process-wide, so it is restored after.
+    """
+    multiarray = getattr(getattr(np, "_core", None), "multiarray", None)
+    setter = getattr(multiarray, "_set_madvise_hugepage", None)
+    if setter is None:  # a numpy without the switch: nothing to do
+        yield
+        return
+    previous = setter(False)
+    try:
+        yield
+    finally:
+        setter(previous)
+
+
+# glibc's mallopt parameters and their defaults (malloc.h)
+_M_TRIM_THRESHOLD, _M_MMAP_MAX, _M_ARENA_MAX = -1, -4, -8
+_DEFAULT_TRIM_THRESHOLD, _DEFAULT_MMAP_MAX = 128 * 1024, 65536
+
+
+@contextlib.contextmanager
+def reusing_freed_memory() -> Iterator[None]:
+    """Let glibc keep freed memory for the next array while a large run is scored.
+
+    By default glibc serves every array above 32 MB (a 7M-line run's scores,
+    ranks, keys ...) with a fresh ``mmap`` and returns it on free, so each new
+    array pays a page fault per 4 KB again: about half of the 7M-line command's
+    time on the benchmark machine, where a fault costs ~5 us (docs/engine.md,
+    Speed). With ``mmap`` off and no trimming, freed arrays stay in the heap
+    and are reused. One arena for all threads: Arrow's parsing threads otherwise
+    allocate from arenas of their own, whose freed memory the main thread's arrays
+    cannot reuse (7M lines of MS MARCO ids: peak ~80-100 MB lower). Restored after (the
+    arena limit to glibc's own, 8 per CPU); a C library without ``mallopt`` is left
+    alone.
+    """
+    import ctypes  # here: 4 ms of a small run's start, and only glibc has it
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        yield
+        return
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    mallopt(_M_MMAP_MAX, 0)
+    mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
+    mallopt(_M_ARENA_MAX, 1)
+    try:
+        yield
+    finally:
+        mallopt(_M_MMAP_MAX, _DEFAULT_MMAP_MAX)
+        mallopt(_M_TRIM_THRESHOLD, _DEFAULT_TRIM_THRESHOLD)
+        mallopt(_M_ARENA_MAX, 8 * (os.cpu_count() or 1))
+
+
+@contextlib.contextmanager
+def scoring_a_large_run() -> Iterator[None]:
+    """:func:`without_huge_pages` and :func:`reusing_freed_memory` for a process that
+    goes on after the run (the scoring worker), whose freed heap is handed back at the
+    end. The platform bench's 7M-line run in-process: 3.0 -> 2.2-2.5 s
+    (docs/scaling.md)."""
+    try:
+        with without_huge_pages(), reusing_freed_memory():
+            yield
+    finally:
+        give_back_freed(TRIM_LINES)

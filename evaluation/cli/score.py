@@ -32,11 +32,9 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
-
-import numpy as np
 
 from evaluation.measures.interpolation import MODES
+from evaluation.memory import reusing_freed_memory, without_huge_pages
 from evaluation.trec.sources import TrecFormatError
 
 
@@ -100,71 +98,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-@contextlib.contextmanager
-def _without_huge_pages() -> Iterator[None]:
-    """Stop numpy asking for transparent huge pages while the command reads a large file.
-
-    numpy ``madvise``s every large array for huge pages. Where the kernel's THP
-    defrag setting is ``madvise`` (Debian's default), each fresh 28-56 MB array
-    of a 7M-line run then waits for synchronous memory compaction: 0.3-1.6 s of
-    kernel time per run on the benchmark machine, against ~0.5 s without
-    (docs/engine.md, Speed). The flag is process-wide, so it is restored after.
-    """
-    multiarray = getattr(getattr(np, "_core", None), "multiarray", None)
-    setter = getattr(multiarray, "_set_madvise_hugepage", None)
-    if setter is None:  # a numpy without the switch: nothing to do
-        yield
-        return
-    previous = setter(False)
-    try:
-        yield
-    finally:
-        setter(previous)
-
-
-# glibc's mallopt parameters and their defaults (malloc.h)
-_M_TRIM_THRESHOLD, _M_MMAP_MAX, _M_ARENA_MAX = -1, -4, -8
-_DEFAULT_TRIM_THRESHOLD, _DEFAULT_MMAP_MAX = 128 * 1024, 65536
-
-
-@contextlib.contextmanager
-def _reusing_freed_memory() -> Iterator[None]:
-    """Let glibc keep freed memory for the next array while the command runs.
-
-    By default glibc serves every array above 32 MB (a 7M-line run's scores,
-    ranks, keys ...) with a fresh ``mmap`` and returns it on free, so each new
-    array pays a page fault per 4 KB again: about half of the 7M-line command's
-    time on the benchmark machine, where a fault costs ~5 us (docs/engine.md,
-    Speed). With ``mmap`` off and no trimming, freed arrays stay in the heap
-    and are reused. One arena for all threads: Arrow's parsing threads otherwise
-    allocate from arenas of their own, whose freed memory the main thread's arrays
-    cannot reuse (7M lines of MS MARCO ids: peak ~80-100 MB lower). Restored after (the
-    arena limit to glibc's own, 8 per CPU); a C library without ``mallopt`` is left
-    alone.
-    """
-    import ctypes  # here: 4 ms of a small run's start, and only glibc has it
-
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        yield
-        return
-    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    mallopt(_M_MMAP_MAX, 0)
-    mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
-    mallopt(_M_ARENA_MAX, 1)
-    try:
-        yield
-    finally:
-        mallopt(_M_MMAP_MAX, _DEFAULT_MMAP_MAX)
-        mallopt(_M_TRIM_THRESHOLD, _DEFAULT_TRIM_THRESHOLD)
-        mallopt(_M_ARENA_MAX, 8 * (os.cpu_count() or 1))
-
-
 def main(argv: list[str] | None = None) -> int:
     """Score a run as trec_eval does; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    with _reusing_freed_memory():
+    with reusing_freed_memory():
         return _score(argv)
 
 
@@ -309,7 +246,7 @@ def _score(argv: list[str]) -> int:
     # huge pages only cost where arrays are large: small inputs keep numpy's madvise
     # (a 250 x 1,000 run: ~15% faster, half the page faults); large ones go without
     if not all(_small_plain(path) for path in (args.qrels, *runs)):
-        with _without_huge_pages():
+        with without_huge_pages():
             return _score_files(args, runs)
     return _score_files(args, runs)
 

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from evaluation.measures.ranking import Ranking, within_group_position
+from evaluation.measures.ranking import NONPOOL, UNJUDGED, Ranking, within_group_position
 from evaluation.trec.columns import run_starts
 
 
@@ -38,10 +38,18 @@ def _gain_table(r: Ranking, pairs: list[tuple[str, float]]) -> np.ndarray:
 
 
 def _row_gains(r: Ranking, table: np.ndarray) -> np.ndarray:
-    gains = np.zeros(len(r.rel))
-    judged = r.rel >= 0
-    gains[judged] = table[r.rel[judged]]
-    return gains
+    """Each row's gain (0 for the unjudged and the non-pool), read-only: kept on the
+    ranking per gain table, so ndcg, G, Rndcg and ndcg_rel with the default gains make
+    it once (a 7M-row gather, ~0.03 s each). One lookup in the table with the two
+    negative codes put in front."""
+    kept = r.__dict__.setdefault("_row_gains", {})
+    key = table.tobytes()
+    if key not in kept:
+        lookup = np.concatenate((np.zeros(-min(NONPOOL, UNJUDGED)), table))
+        gains = lookup[r.rel - min(NONPOOL, UNJUDGED)]
+        gains.setflags(write=False)
+        kept[key] = gains
+    return kept[key]
 
 
 def _glibc_msort(items: list, compare) -> list:

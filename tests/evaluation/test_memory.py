@@ -14,7 +14,7 @@ from evaluation.memory import TRIM_LINES, give_back_freed
 # no trimming), 300 MB of arrays freed below a live one, then given back.
 CHILD = """
 import numpy as np
-from evaluation.cli.score import _reusing_freed_memory
+from evaluation.memory import reusing_freed_memory
 from evaluation.memory import TRIM_LINES, give_back_freed
 
 def anon():
@@ -22,7 +22,7 @@ def anon():
         if line.startswith("RssAnon:"):
             return int(line.split()[1]) // 1024
 
-with _reusing_freed_memory():
+with reusing_freed_memory():
     arrays = [np.ones(1 << 17) for _ in range(300)]  # 1 MB each, from the heap
     pinned = np.ones(1 << 17)  # above them: the heap's top stays in use
     del arrays
