@@ -1,4 +1,4 @@
-"""``gains._group_cumsum``: running sums inside groups, the same doubles as trec_eval's
+"""``experimental._group_cumsum``: running sums inside groups, the same doubles as trec_eval's
 loop (one addition per element, in order), on every path it takes."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.measures import gains
+from evaluation.measures import experimental, gains
 
 
 def sequential(values: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -36,7 +36,7 @@ def test_same_doubles_as_the_loop(lengths, equal, data):
     group = np.repeat(np.arange(len(lengths)), lengths)
     values = np.array(data.draw(st.lists(doubles, min_size=len(group), max_size=len(group))))
     values = values / 3.0  # fractions that round: an order change would show
-    got = gains._group_cumsum(values, group)
+    got = experimental._group_cumsum(values, group)
     assert got.tobytes() == sequential(values, group).tobytes()
 
 
@@ -46,14 +46,14 @@ def test_equal_groups_take_one_cumsum(monkeypatch):
     def no_loop(group):
         raise AssertionError("the per-position loop ran")
 
-    monkeypatch.setattr(gains, "within_group_position", no_loop)
+    monkeypatch.setattr(experimental, "within_group_position", no_loop)
     rng = np.random.default_rng(3)
     group = np.repeat(np.arange(50), 20)
     values = rng.random(len(group)) / 7
-    got = gains._group_cumsum(values, group)
+    got = experimental._group_cumsum(values, group)
     assert got.tobytes() == sequential(values, group).tobytes()
     with pytest.raises(AssertionError, match="per-position loop"):  # ragged still loops
-        gains._group_cumsum(values[:-1], group[:-1])
+        experimental._group_cumsum(values[:-1], group[:-1])
 
 
 def _ranking(judged, lines, depth=None):
@@ -86,13 +86,13 @@ def test_g_at_the_non_zero_rows_is_g_from_every_row(needs, docs, levels, scores,
     lines = [(f"q{n}", f"d{d}", float(scores[(n * 40 + d) % len(scores)]))
              for n in range(needs + 1) for d in range(docs)]  # fmt: skip
     ranking = _ranking(judged, lines, depth)
-    fast = gains.g_measure(ranking, list(pairs), "G")["G"]
-    original = gains._g_sums_at
+    fast = experimental.g_measure(ranking, list(pairs), "G")["G"]
+    original = experimental._g_sums_at
     try:
-        gains._g_sums_at = lambda *args: None  # every row, as before the shortcut
-        every_row = gains.g_measure(ranking, list(pairs), "G")["G"]
+        experimental._g_sums_at = lambda *args: None  # every row, as before the shortcut
+        every_row = experimental.g_measure(ranking, list(pairs), "G")["G"]
     finally:
-        gains._g_sums_at = original
+        experimental._g_sums_at = original
     assert fast.tobytes() == every_row.tobytes()
 
 
@@ -100,15 +100,15 @@ def test_g_shortcut_declines_costs_that_are_not_whole_numbers():
     ranking = _ranking([("q", "a", 1), ("q", "b", 2)], [("q", "a", 2.0), ("q", "b", 1.0)])
     table = gains._gain_table(ranking, [("1", 0.5)])
     row_gains = gains._row_gains(ranking, table)
-    ideal_need, ideal_gain, _, m = gains._ideal_by_position(ranking, table, [("1", 0.5)])
+    ideal_need, ideal_gain, _, m = experimental._ideal_by_position(ranking, table, [("1", 0.5)])
     starts = np.concatenate(([0], np.cumsum(m)[:-1]))
     args = (ranking, row_gains, row_gains != 0, ideal_need, ideal_gain, m, starts)
-    assert gains._g_sums_at(*args) is not None  # max(0.5, 1) = 1: whole costs
+    assert experimental._g_sums_at(*args) is not None  # max(0.5, 1) = 1: whole costs
     table = gains._gain_table(ranking, [("2", 2.5)])
     row_gains = gains._row_gains(ranking, table)
-    ideal_need, ideal_gain, _, m = gains._ideal_by_position(ranking, table, [("2", 2.5)])
+    ideal_need, ideal_gain, _, m = experimental._ideal_by_position(ranking, table, [("2", 2.5)])
     args = (ranking, row_gains, row_gains != 0, ideal_need, ideal_gain, m, starts)
-    assert gains._g_sums_at(*args) is None
+    assert experimental._g_sums_at(*args) is None
 
 
 def test_log2_of_huge_steps_is_the_c_library_s_without_a_table_that_large():
