@@ -134,4 +134,4 @@ def scoring_a_large_run() -> Iterator[None]:
         with without_huge_pages(), reusing_freed_memory():
             yield
     finally:
-        give_back_freed(TRIM_LINES)
+        give_back_freed(TRIM_LINES)  # as after a large run, whatever this one's size

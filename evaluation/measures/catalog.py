@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from evaluation.measures import definitions as d
-from evaluation.measures import experimental as x
+from evaluation.measures import experimental
 from evaluation.measures import gains as g
 from evaluation.measures.interpolation import STANDARD_LEVELS
 
@@ -114,12 +114,12 @@ MEASURES = [
     Measure("utility", "double_params", d.utility, ("1.0", "-1.0", "0.0", "0.0")),
     Measure("11pt_avg", "double_params", d.eleven_point, STANDARD_LEVELS),
     Measure("binG", "plain", d.binary_gain),
-    Measure("G", "pairs", x.g_measure),
+    Measure("G", "pairs", experimental.g_measure),
     Measure("dcg", "pairs", g.ndcg),
     Measure("ideal_dcg", "pairs", g.ndcg),
     Measure("ndcg", "pairs", g.ndcg),
-    Measure("ndcg_rel", "pairs", x.ndcg_rel),
-    Measure("Rndcg", "pairs", x.rndcg),
+    Measure("ndcg_rel", "pairs", experimental.ndcg_rel),
+    Measure("Rndcg", "pairs", experimental.rndcg),
     Measure("ndcg_cut", "long_cut", g.ndcg_cut, _CUTS),
     Measure("map_cut", "long_cut", d.map_at, _CUTS),
     Measure("relative_P", "long_cut", d.relative_precision_at, _CUTS),
