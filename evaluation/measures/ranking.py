@@ -123,6 +123,18 @@ class _Order:
         out[self.tie_at] = values[self.tie_rows]
         return out
 
+    def span(self, start: int, stop: int) -> np.ndarray:
+        """File rows at positions ``start`` to ``stop`` of the trec_eval order: :meth:`rows`
+        of a range, with the tie groups found by two bisections instead of one per
+        position (the rank check's slices: 0.19 -> 0.03 s for 7M lines)."""
+        lo, hi = np.searchsorted(self.tie_at, [start, stop])
+        if self.base is None:
+            rows = np.arange(start, stop, dtype=np.int64)
+        else:  # a view of base unless ties are put in
+            rows = self.base[start:stop] if hi == lo else self.base[start:stop].copy()
+        rows[self.tie_at[lo:hi] - start] = self.tie_rows[lo:hi]
+        return rows
+
     def rows(self, positions: np.ndarray) -> np.ndarray:
         """File rows at sorted ``positions`` of the trec_eval order."""
         rows = positions.astype(np.int64) if self.base is None else self.base[positions]
@@ -540,7 +552,7 @@ def ordered_ranks(
         # time (slices overlap by one line): no two more 7M-entry columns at the peak.
         for start in range(0, len(need) - 1, RANK_CHECK_SLICE):
             stop = min(len(need), start + RANK_CHECK_SLICE + 1)
-            rows = order.rows(np.arange(start, stop))
+            rows = order.span(start, stop)
             at, by, lines = score[rows], file_rank[rows], need[start:stop]
             lower = (lines[1:] == lines[:-1]) & (at[1:] < at[:-1])
             if np.any(lower & ~(by[1:] > by[:-1])):

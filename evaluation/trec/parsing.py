@@ -166,7 +166,7 @@ def _read_csv(buffer: bytes, ncols: int, delimiter: str, kind: str, skip: int = 
     def read() -> pa.Table:
         return pcsv.read_csv(
             pa.py_buffer(buffer),
-            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 24, skip_rows=skip),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 21, skip_rows=skip),
             parse_options=pcsv.ParseOptions(
                 delimiter=delimiter,
                 quote_char=False,

@@ -9,7 +9,7 @@ import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluation.measures.ranking import NONPOOL, UNJUDGED, RunLines, rank_run
+from evaluation.measures.ranking import NONPOOL, UNJUDGED, RunLines, _order, rank_run
 from evaluation.trec.columns import string_hash
 
 from .reference import order as reference_order
@@ -125,3 +125,27 @@ def test_the_doc_ids_go_before_the_lines_are_ranked_when_nothing_else_holds_them
     assert handed.rel.tolist() == held.rel.tolist()
     assert handed.rel[:4].tolist() == [NONPOOL, 2, 0, 1]  # a tie group, doc ids descending
     del kept
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0.0, 1.0, 2.5])), min_size=1,
+             max_size=80),
+    st.booleans(),
+    st.data(),
+)  # fmt: skip
+def test_a_span_of_the_order_holds_the_rows_at_its_positions(lines, presorted, data):
+    """``_Order.span(start, stop)`` (the rank check's slices) gives the file rows that
+    ``rows`` gives for those positions: ties fixed up inside the span, whether the lines
+    stay in file order (no base) or are permuted."""
+    if presorted:
+        lines = sorted(lines, key=lambda line: (line[0], -line[1]))
+    need = np.array([n for n, _ in lines], np.int32)
+    score = np.array([s for _, s in lines])
+    doc = pa.chunked_array([pa.array([f"d{i % 7}" for i in range(len(lines))], pa.string())])
+    order = _order(need, score, doc)
+    start = data.draw(st.integers(0, len(lines)))
+    stop = data.draw(st.integers(start, len(lines)))
+    span = order.span(start, stop)
+    assert span.tolist() == order.rows(np.arange(start, stop)).tolist()
+    assert span.tolist() == order.full()[start:stop].tolist()
