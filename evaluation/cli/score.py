@@ -23,7 +23,11 @@ skipped, and the exit status is that of the worst failure (1, an unknown measure
 Small files (up to :data:`~evaluation.trec.small.SMALL_BYTES`, text output) are read
 and scored by the numpy-only path (:mod:`evaluation.trec.small`,
 :mod:`evaluation.measures.small`), which never imports pandas or pyarrow; what that
-path does not take goes through the general readers, with the same output.
+path does not take goes through the general readers, with the same output. Larger files
+(text output) are read by the general readers into columns and scored without pandas
+(:func:`evaluation.measures.small.score_columns`); what that cannot answer (no need both
+judged and run, 10.0's abort) and the csv and json formats go through
+:func:`evaluation.measures.evaluate` (:mod:`evaluation.cli.scorer`).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import contextlib
 import os
 import sys
 
+from evaluation.cli.scorer import Scorer, small_plain
 from evaluation.measures.interpolation import MODES
 from evaluation.memory import reusing_freed_memory, without_huge_pages
 from evaluation.trec.sources import TrecFormatError
@@ -125,118 +130,7 @@ def expand_runs(paths: list[str]) -> list[str]:
     return files
 
 
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return -1  # read by the general path, which names the error
-
-
-def _small_plain(path: str) -> bool:
-    """Whether a file is at most ``SMALL_BYTES`` on disk and not gzipped (which may hold
-    far more); a file that cannot be read counts as small (reading it names it)."""
-    if _size(path) > _small_bytes():
-        return False
-    try:
-        with open(path, "rb") as f:
-            return f.read(2) != b"\x1f\x8b"
-    except OSError:
-        return True
-
-
 _RUNID_LINE = "\n" + f"{'runid':<22}\tall\t"
-
-
-def evaluate(qrels, run, measures=None, **flags):
-    """Score one run: the small path's result (:func:`evaluation.measures.small.score_small`,
-    None when it cannot answer) for the small readers' qrels and run, else
-    :func:`evaluation.measures.evaluate`'s :class:`~evaluation.measures.Evaluation`.
-    Both print with ``to_trec_eval`` and carry ``warnings`` and ``run_id``."""
-    from evaluation.trec.small import SmallRun
-
-    if isinstance(run, SmallRun):
-        from evaluation.measures.small import score_small
-
-        return score_small(qrels, run, measures, **flags)
-    from evaluation.measures.evaluation import evaluate as evaluate_files
-
-    return evaluate_files(qrels, run, measures, **flags)
-
-
-class _Scorer:
-    """The qrels, read once (the small reader's and/or the general frame), and each run
-    scored by the small path when it can, else by the general one."""
-
-    def __init__(self, args: argparse.Namespace, runs: list[str]) -> None:
-        self.args = args
-        self.small = None
-        self._frame = None
-        limit = _small_bytes()
-        wanted = args.format == "text" and any(0 <= _size(r) <= limit for r in runs)
-        if wanted and 0 <= _size(args.qrels) <= limit:
-            from evaluation.measures.small import prepare_qrels
-            from evaluation.trec.small import read_small_qrels
-            from evaluation.trec.sources import load
-
-            data, _ = load(args.qrels, None)
-            qrels = read_small_qrels(bytes(data)) if len(data) <= limit else None
-            self.small = prepare_qrels(qrels) if qrels is not None else None
-        if self.small is None:
-            self.frame()  # a bad qrels file fails before any run is read
-
-    def frame(self):
-        if self._frame is None:
-            from evaluation.trec.readers import read_qrels
-
-            self._frame = read_qrels(self.args.qrels)
-        return self._frame
-
-    def _flags(self) -> dict:
-        args = self.args
-        return {
-            "relevance_level": args.l,
-            "max_depth": args.M,
-            "complete": args.c,
-            "interpolation": args.interpolation,
-        }
-
-    def score_small(self, path: str):
-        """The small path's result for one run, or None (the general path answers)."""
-        if self.small is None or not 0 <= _size(path) <= _small_bytes():
-            return None
-        from evaluation.trec.small import read_small_run
-        from evaluation.trec.sources import load
-
-        data, name = load(path, None)
-        if len(data) > _small_bytes():  # a gzip file that expands past the limit
-            return None
-        run = read_small_run(bytes(data), name)
-        if run is None:
-            return None
-        return evaluate(self.small, run, self.args.m, **self._flags())
-
-    def evaluate(self, path: str):
-        from evaluation.measures.evaluation import evaluate as evaluate_files
-        from evaluation.trec.readers import read_run
-
-        args = self.args
-        # the run goes straight into evaluate, held by no frame here (keyword arguments,
-        # no ** tuple), so evaluate frees its columns once it has ordered them
-        return evaluate_files(
-            self.frame(),
-            read_run(path),
-            args.m,
-            relevance_level=args.l,
-            max_depth=args.M,
-            complete=args.c,
-            interpolation=args.interpolation,
-        )
-
-
-def _small_bytes() -> int:
-    from evaluation.trec.small import SMALL_BYTES
-
-    return SMALL_BYTES
 
 
 def _score(argv: list[str]) -> int:
@@ -245,7 +139,7 @@ def _score(argv: list[str]) -> int:
     runs = expand_runs(args.run)
     # huge pages only cost where arrays are large: small inputs keep numpy's madvise
     # (a 250 x 1,000 run: ~15% faster, half the page faults); large ones go without
-    if not all(_small_plain(path) for path in (args.qrels, *runs)):
+    if not all(small_plain(path) for path in (args.qrels, *runs)):
         with without_huge_pages():
             return _score_files(args, runs)
     return _score_files(args, runs)
@@ -254,7 +148,7 @@ def _score(argv: list[str]) -> int:
 def _score_files(args: argparse.Namespace, runs: list[str]) -> int:
     many = len(runs) > 1
     try:
-        scorer = _Scorer(args, runs)
+        scorer = Scorer(args, runs)
     except TrecFormatError as err:
         print(str(err), file=sys.stderr)
         return 2
@@ -311,7 +205,7 @@ def _can_fork() -> bool:
 
 
 # what the forked workers score with: set before the pool forks, inherited by each child
-_WORK: tuple[_Scorer, argparse.Namespace] | None = None
+_WORK: tuple[Scorer, argparse.Namespace] | None = None
 
 
 def _score_captured(path: str) -> tuple[int, str, str]:
@@ -325,7 +219,7 @@ def _score_captured(path: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def _in_parallel(scorer: _Scorer, runs: list[str], args: argparse.Namespace, jobs: int):
+def _in_parallel(scorer: Scorer, runs: list[str], args: argparse.Namespace, jobs: int):
     """Each run's (status, output, messages), in the order given, scored by ``jobs``
     forked workers that share the qrels read once (copy on write). A participant's
     hundred runs take about 1/jobs of the time; the output is byte for byte what
@@ -341,7 +235,7 @@ def _in_parallel(scorer: _Scorer, runs: list[str], args: argparse.Namespace, job
         _WORK = None
 
 
-def _score_run(scorer: _Scorer, path: str, args: argparse.Namespace, many: bool):
+def _score_run(scorer: Scorer, path: str, args: argparse.Namespace, many: bool):
     """Score one run and print it (text) or return its Evaluation (json, csv):
     (exit status, Evaluation or None)."""
     try:
@@ -351,6 +245,11 @@ def _score_run(scorer: _Scorer, path: str, args: argparse.Namespace, many: bool)
         return 1, None
     except OSError:
         small = None  # the general path names it
+    if small is None:
+        try:
+            small = scorer.score_columns(path)
+        except (TrecFormatError, OSError, ValueError) as err:
+            return _failed(err), None
     if small is not None:
         _print_text(small.to_trec_eval(per_need=args.q), small.warnings, small.run_id, many)
         return 0, None
@@ -358,12 +257,8 @@ def _score_run(scorer: _Scorer, path: str, args: argparse.Namespace, many: bool)
 
     try:
         result = scorer.evaluate(path)
-    except TrecFormatError as err:
-        print(str(err), file=sys.stderr)
-        return 2, None
-    except OSError as err:
-        print(f"{err.filename}:0: {err.strerror}", file=sys.stderr)
-        return 2, None
+    except (TrecFormatError, OSError) as err:
+        return _failed(err), None
     except NeedWithoutRun as err:
         # trec_eval 10.0 prints the -q lines of the needs before the missing one, then stops
         if err.partial is not None:
@@ -374,14 +269,26 @@ def _score_run(scorer: _Scorer, path: str, args: argparse.Namespace, many: bool)
         print(f"trec_eval: {err}", file=sys.stderr)
         return 4, None
     except ValueError as err:
-        print(f"evaluation: {err}", file=sys.stderr)
-        return 1, None
+        return _failed(err), None
     if args.format != "text":
         for warning in result.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         return 0, result
     _print_text(result.to_trec_eval(per_need=args.q), result.warnings, result.run_id, many)
     return 0, None
+
+
+def _failed(err: Exception) -> int:
+    """Print why a run could not be scored; the exit status: 2 for a bad or unreadable
+    file (``file:line: reason``), 1 for an unknown measure or bad parameters."""
+    if isinstance(err, TrecFormatError):
+        print(str(err), file=sys.stderr)
+        return 2
+    if isinstance(err, OSError):
+        print(f"{err.filename}:0: {err.strerror}", file=sys.stderr)
+        return 2
+    print(f"evaluation: {err}", file=sys.stderr)
+    return 1
 
 
 def _print_text(text: str, warnings: list[str], run_id: str, many: bool) -> None:

@@ -26,6 +26,7 @@ from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, RunLines, rank_run
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import need_warnings, score_ranking, trec_eval_text
+from evaluation.trec.columns import codes_present
 from evaluation.trec.inputs import as_qrels, as_run
 from evaluation.trec.readers import Run
 
@@ -142,15 +143,8 @@ def _run_needs(frame: pd.DataFrame) -> set[str]:
     """The need ids with at least one line in the run."""
     need_column = frame["need_id"]
     if isinstance(need_column.dtype, pd.CategoricalDtype):
-        # flags set by code, not np.unique: no sort of 7M codes (-1 is a missing
-        # need_id); a slice at a time, so no 7M-entry temporary (bincount's would be
-        # 56 MB of int64 at the command's peak memory)
         categories, codes = need_column.cat.categories, need_column.cat.codes.to_numpy()
-        present = np.zeros(len(categories), bool)
-        for start in range(0, len(codes), 1 << 20):
-            piece = codes[start : start + (1 << 20)]
-            present[piece[piece >= 0]] = True
-        return set(map(str, categories[present]))
+        return set(map(str, categories[codes_present(codes, len(categories))]))
     return set(map(str, pd.unique(need_column.astype(str))))
 
 

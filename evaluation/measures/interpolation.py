@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evaluation.measures.ranking import Ranking
-from evaluation.trec.columns import run_starts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,18 +95,19 @@ def _exact_fraction(level: str) -> tuple[int, int]:
 
 
 def _suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Maximum of ``values`` from each element to the end of its group."""
-    if len(values) == 0:
-        return values
-    starts = run_starts(group)  # the groups are contiguous (hits in need order)
-    if len(starts) > 2000:  # many needs: one pandas pass beats a slice per need
-        import pandas as pd
-
-        reversed_max = pd.Series(values[::-1]).groupby(group[::-1]).cummax().to_numpy()
-        return reversed_max[::-1]
-    out = np.empty_like(values)
-    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(values)], strict=True):
-        out[start:end] = np.maximum.accumulate(values[start:end][::-1])[::-1]
+    """Maximum of ``values`` from each element to the end of its group (the groups are
+    contiguous: hits in need order). By doubling: after the pass with ``step``, each
+    element holds the maximum of the ``2 * step`` elements from it, cut at its group's
+    end; log2 of the longest group's passes over all needs at once (no loop over needs,
+    no pandas groupby), exact as any maximum is."""
+    out = values.copy()
+    step = 1
+    while step < len(out):
+        same = group[step:] == group[:-step]
+        if not same.any():  # no group is longer than step: all are done
+            break
+        np.maximum(out[:-step], np.where(same, out[step:], out[:-step]), out=out[:-step])
+        step *= 2
     return out
 
 

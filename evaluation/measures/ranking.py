@@ -31,6 +31,8 @@ import numpy as np
 from evaluation.memory import give_back_freed
 from evaluation.trec.columns import (
     all_distinct,
+    array_values,
+    arrow_array,
     pair_key,
     run_starts,
     string_hash,
@@ -41,6 +43,8 @@ from evaluation.trec.columns import (
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+
+    from evaluation.trec.columnar import QrelsColumns, RunColumns
 
 # pandas and pyarrow are imported where a file's columns are joined (rank_run), not at
 # module level: the command line's small-file path (evaluation.measures.small) builds a
@@ -56,7 +60,6 @@ __all__ = ["NONPOOL", "UNJUDGED", "Ranking", "RunLines", "rank_run", "trec_order
 def _as_arrow_strings(
     values: pd.Series | np.ndarray | pa.Array | pa.ChunkedArray,
 ) -> pa.ChunkedArray:
-    import pandas as pd
     import pyarrow as pa
 
     if isinstance(values, pa.ChunkedArray):
@@ -64,6 +67,8 @@ def _as_arrow_strings(
     elif isinstance(values, pa.Array):
         array = pa.chunked_array([values])
     else:
+        import pandas as pd
+
         series = pd.Series(values)
         if isinstance(series.dtype, pd.CategoricalDtype):
             series = series.astype(str)
@@ -207,9 +212,9 @@ def _order(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = pa.table({"g": group, "d": take(doc, at)})
+    table = pa.table({"g": arrow_array(group), "d": take(doc, at)})
     within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
-    return _Order(n, base, positions, rows[within.to_numpy()])
+    return _Order(n, base, positions, rows[array_values(within)])
 
 
 def _sort_blocks(
@@ -361,11 +366,14 @@ class RunLines:
     ``score``, ``rank`` (the file's rank column, or None); ``doc_hash``: ``doc``'s
     :func:`~evaluation.trec.columns.string_hash` when the caller has it."""
 
-    need: pd.Series | None
+    need: pd.Series | np.ndarray | None
     doc: pa.ChunkedArray | None
     score: np.ndarray | None
     rank: np.ndarray | None
     doc_hash: np.ndarray | None = None
+    #: when given, ``need`` holds each line's index into these need ids (int32), as
+    #: :class:`~evaluation.trec.columnar.RunColumns` has them: no pandas on the way
+    need_names: list[str] | None = None
 
     @classmethod
     def of(cls, run: pd.DataFrame, doc_hash: np.ndarray | None = None) -> RunLines:
@@ -376,9 +384,14 @@ class RunLines:
             doc_hash = None
         return cls(run["need_id"], _as_arrow_strings(run["doc_id"]), score, rank, doc_hash)
 
+    @classmethod
+    def of_columns(cls, run: RunColumns) -> RunLines:
+        """The columns a reader gave (:func:`~evaluation.trec.columnar.read_run_columns`)."""
+        return cls(run.need, run.doc, run.score, run.rank, run.doc_hash, run.needs)
+
 
 def rank_run(
-    qrels: pd.DataFrame,
+    qrels: pd.DataFrame | QrelsColumns,
     run: pd.DataFrame | RunLines,
     relevance_level: int = 1,
     max_depth: int | None = None,
@@ -388,7 +401,8 @@ def rank_run(
 ) -> Ranking:
     """Order ``run`` as trec_eval does and look every retrieved document up in ``qrels``.
 
-    ``qrels``: columns need_id, doc_id, relevance. ``run``: need_id, doc_id,
+    ``qrels``: columns need_id, doc_id, relevance (a frame, or a reader's
+    :class:`~evaluation.trec.columnar.QrelsColumns`). ``run``: need_id, doc_id,
     score (any extra column is ignored), or its :class:`RunLines`, which are emptied
     as they are used. With ``complete`` every qrels
     need is kept (those without run lines get no rows and ``has_run`` False), else
@@ -398,17 +412,13 @@ def rank_run(
     ``interpolation``: kept on the ranking for the interpolated measures; with
     ``"trec_eval-9"`` the scores are ordered as 32-bit floats (9.0.8's reading).
     """
-    import pandas as pd
     import pyarrow.compute as pc
 
     lines = run if isinstance(run, RunLines) else RunLines.of(run, doc_hash)
     del run, doc_hash
-    judged_needs, q_need = _judged_needs(qrels["need_id"])
-    need_index = pd.Index(judged_needs, dtype=object)
-    q_rel = np.asarray(qrels["relevance"], dtype=np.int64)
-    q_doc = _as_arrow_strings(qrels["doc_id"])
-
-    r_need = _need_codes(lines.need, need_index)
+    q_need_ids, q_doc, q_rel = _qrels_columns(qrels)
+    judged_needs, q_need = _judged_needs(q_need_ids)
+    r_need = _need_codes(lines.need, lines.need_names, judged_needs)
     doc, score, file_rank, doc_hash = lines.doc, lines.score, lines.rank, lines.doc_hash
     lines.need = lines.doc = lines.score = lines.rank = lines.doc_hash = None  # ours now
     if interpolation == "trec_eval-9":
@@ -446,7 +456,7 @@ def rank_run(
     del order, cand_rows
     q_dict = pc.unique(q_doc)
     q_code = to_numpy(pc.index_in(q_doc, value_set=q_dict), np.int64)
-    c_code = to_numpy(pc.fill_null(pc.index_in(c_doc, value_set=q_dict), -1), np.int64)[c_at]
+    c_code = to_numpy(pc.index_in(c_doc, value_set=q_dict), np.int64, fill=-1)[c_at]
     width = max(len(q_dict), 1)
     q_key = q_need.astype(np.int64) * width + q_code
     key_order = np.argsort(q_key)
@@ -467,10 +477,33 @@ def rank_run(
     )  # fmt: skip
 
 
-def _need_codes(run_need: pd.Series, need_index: pd.Index) -> np.ndarray:
-    """Each run line's index into the judged needs (int32; -1: a need without judgments)."""
+def _qrels_columns(
+    qrels: pd.DataFrame | QrelsColumns,
+) -> tuple[pa.ChunkedArray | pd.Series, pa.ChunkedArray, np.ndarray]:
+    """The qrels' need ids, doc ids (Arrow) and relevances (int64), from a frame or as
+    a reader gave them (:class:`~evaluation.trec.columnar.QrelsColumns`)."""
+    from evaluation.trec.columnar import QrelsColumns
+
+    if isinstance(qrels, QrelsColumns):
+        need, doc, relevance = qrels.need, qrels.doc, qrels.relevance
+    else:
+        need, doc, relevance = qrels["need_id"], qrels["doc_id"], qrels["relevance"]
+    return need, _as_arrow_strings(doc), np.asarray(relevance, dtype=np.int64)
+
+
+def _need_codes(
+    run_need: pd.Series | np.ndarray, names: list[str] | None, judged_needs: list[str]
+) -> np.ndarray:
+    """Each run line's index into the judged needs (int32; -1: a need without judgments):
+    ``run_need`` holds the need ids (a Series, categorical or not), or with ``names``
+    each line's index into them."""
+    if names is not None:
+        position = {need: i for i, need in enumerate(judged_needs)}
+        by_name = np.array([position.get(name, -1) for name in names], np.int32)
+        return by_name[run_need] if len(by_name) else np.zeros(len(run_need), np.int32)
     import pandas as pd
 
+    need_index = pd.Index(judged_needs, dtype=object)
     if isinstance(run_need.dtype, pd.CategoricalDtype):
         categories = [str(c) for c in run_need.cat.categories]
         by_category = need_index.get_indexer(pd.Index(categories, dtype=object)).astype(np.int32)
@@ -513,7 +546,7 @@ def _judged_needs(need_ids: pd.Series | np.ndarray) -> tuple[list[str], np.ndarr
     by_bytes = sorted(range(len(names)), key=lambda i: names[i].encode())
     position = np.empty(len(names), np.int64)
     position[by_bytes] = np.arange(len(names))
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    codes = array_values(encoded.indices)
     return [names[i] for i in by_bytes], position[codes]
 
 

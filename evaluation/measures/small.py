@@ -1,5 +1,8 @@
-"""The small-file path: a run and qrels read by :mod:`evaluation.trec.small` ranked,
-judged and scored with numpy alone (no pandas, no pyarrow), for the command line.
+"""The command line's pandas-free paths. Small files: a run and qrels read by
+:mod:`evaluation.trec.small` ranked, judged and scored with numpy alone (no pandas, no
+pyarrow). Large files: the general readers' columns (:mod:`evaluation.trec.columnar`)
+ranked by :func:`~evaluation.measures.ranking.rank_run` and scored the same way
+(:func:`score_columns`), without the frames (pandas' import alone is 0.12-0.19 s).
 
 :func:`rank_small` builds the same :class:`~evaluation.measures.ranking.Ranking` as
 :func:`~evaluation.measures.ranking.rank_run` (it shares its ordering and its tail:
@@ -9,13 +12,15 @@ the doc ids found exactly. :func:`score_small` is :func:`~evaluation.measures.ev
 for these inputs, returning what the command line prints (the same
 :func:`~evaluation.measures.scoring.score_ranking` and
 :func:`~evaluation.measures.scoring.trec_eval_text`), or None where the general path
-must answer (no need both judged and run, trec_eval 10.0's abort).
+must answer (no need both judged and run, trec_eval 10.0's abort); so is
+:func:`score_columns` for the columnar inputs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,16 +29,28 @@ from evaluation.measures.ranking import (
     NONPOOL,
     UNJUDGED,
     Ranking,
+    RunLines,
     _slot,
     finish_ranking,
     ordered_lines,
+    rank_run,
 )
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import Scores, need_warnings, score_ranking, trec_eval_text
-from evaluation.trec.columns import pair_key
+from evaluation.trec.columns import codes_present, pair_key
 from evaluation.trec.small import SmallQrels, SmallRun
 
-__all__ = ["PreparedQrels", "SmallResult", "prepare_qrels", "rank_small", "score_small"]
+if TYPE_CHECKING:
+    from evaluation.trec.columnar import QrelsColumns, RunColumns
+
+__all__ = [
+    "PreparedQrels",
+    "SmallResult",
+    "prepare_qrels",
+    "rank_small",
+    "score_columns",
+    "score_small",
+]
 
 _MAX_ID = 1000  # judged doc ids longer than this leave the qrels to the general path
 
@@ -172,13 +189,52 @@ def score_small(
     warnings), or None where the general path must answer (it raises, or prints 10.0's
     abort)."""
     interpolation = check_mode(interpolation)
-    v9 = interpolation == "trec_eval-9"
-    requests = parse_requests(measures, trec_eval_9=v9)
+    requests = parse_requests(measures, trec_eval_9=interpolation == "trec_eval-9")
     ranking = rank_small(qrels, run, relevance_level, max_depth, complete, interpolation)
-    run_needs = set(run.needs)
-    judged = set(qrels.judged_needs)
-    if ranking.n == 0 or (interpolation == "trec_eval-10" and not complete and judged - run_needs):
+    return _result(ranking, requests, set(run.needs), set(qrels.judged_needs), run, complete)
+
+
+def score_columns(
+    qrels: QrelsColumns,
+    run: RunColumns,
+    measures: Sequence[str] | None = None,
+    relevance_level: int = 1,
+    max_depth: int | None = None,
+    complete: bool = False,
+    interpolation: str = "exact",
+) -> SmallResult | None:
+    """:func:`score_small` for the columns the general readers give
+    (:mod:`evaluation.trec.columnar`), ranked by
+    :func:`~evaluation.measures.ranking.rank_run`: the command line's large files scored
+    without pandas. ``run`` is handed over: its columns are let go as they are ranked
+    (when the caller holds it no more)."""
+    import pyarrow.compute as pc
+
+    interpolation = check_mode(interpolation)
+    requests = parse_requests(measures, trec_eval_9=interpolation == "trec_eval-9")
+    present = codes_present(run.need, len(run.needs))
+    run_needs = {need for need, there in zip(run.needs, present.tolist(), strict=True) if there}
+    judged = {str(need) for need in pc.unique(qrels.need).to_pylist()}
+    lines = RunLines.of_columns(run)
+    run.need = run.doc = run.doc_hash = run.score = run.rank = None  # the lines' now
+    ranking = rank_run(qrels, lines, relevance_level, max_depth, complete, None, interpolation)
+    return _result(ranking, requests, run_needs, judged, run, complete)
+
+
+def _result(
+    ranking: Ranking,
+    requests: list,
+    run_needs: set[str],
+    judged: set[str],
+    run: SmallRun | RunColumns,
+    complete: bool,
+) -> SmallResult | None:
+    """The scores of a ranking as :func:`~evaluation.measures.evaluate` gives them (its
+    warnings), or None where it raises or prints 10.0's abort."""
+    if ranking.n == 0:
+        return None
+    if ranking.interpolation == "trec_eval-10" and not complete and judged - run_needs:
         return None
     warnings = list(run.warnings) + need_warnings(run_needs, judged, ranking.rank_disagrees)
-    scores = score_ranking(ranking, requests, complete, v9)
+    scores = score_ranking(ranking, requests, complete, ranking.interpolation == "trec_eval-9")
     return SmallResult(scores, ranking.need_ids.tolist(), run.tag, warnings)

@@ -31,23 +31,23 @@ from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from evaluation.memory import give_back_freed
-from evaluation.trec.columns import first_duplicate, first_fields, string_hash, to_numpy
+from evaluation.trec.columnar import (
+    QrelsColumns,
+    header_warning,
+    read_qrels_columns,
+    read_run_columns,
+)
+from evaluation.trec.columns import first_fields
 from evaluation.trec.parsing import (
-    _QRELS,
     _RUN,
     _WHITESPACE,
     MAX_LINE_LENGTH,
     _check_bytes,
     _explain,
-    _parse,
-    _Text,
     run_header,
 )
-from evaluation.trec.sources import PIECE, Decoded, Source, TrecFormatError, load
+from evaluation.trec.sources import PIECE, Decoded, Source, TrecFormatError
 
 __all__ = [
     "MAX_LINE_LENGTH",
@@ -56,6 +56,7 @@ __all__ = [
     "TrecFormatError",
     "check_run",
     "check_run_head",
+    "qrels_frame",
     "read_qrels",
     "read_run",
 ]
@@ -111,34 +112,17 @@ def read_qrels(
     >>> read_qrels(b"q1 0 d1 1\\nq1 0 d2 0\\n").relevance.tolist()
     [1, 0]
     """
-    data, name = load(source, name, max_bytes)
-    table, fast = _parse(data, name, _QRELS)
-    text = _Text(data, source, name, fast, max_bytes)
-    del data
-    try:
-        relevance = pc.cast(table.column(3), pa.int64())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        try:  # Arrow reads no leading '+'; trec_eval's atol does
-            unsigned = pc.replace_substring_regex(table.column(3), r"^\+", "")
-            relevance = pc.cast(unsigned, pa.int64())
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            _explain(text.data, name, _QRELS, must_fail=True)
-    need = pc.dictionary_encode(table.column(0)).combine_chunks()
-    need_codes = need.indices.to_numpy(zero_copy_only=False)
-    duplicate = first_duplicate(need_codes, table.column(2))
-    if duplicate is not None:
-        first, second = duplicate
-        doc, qid = table.column(2)[second].as_py(), table.column(0)[second].as_py()
-        raise TrecFormatError(
-            name,
-            text.line(second),
-            f"doc_id {doc!r} judged twice for need {qid!r} (first on line {text.line(first)})",
-        )
+    return qrels_frame(read_qrels_columns(source, name, max_bytes))
+
+
+def qrels_frame(columns: QrelsColumns) -> pd.DataFrame:
+    """:func:`read_qrels`'s frame of the columns that
+    :func:`~evaluation.trec.columnar.read_qrels_columns` gave."""
     return pd.DataFrame(
         {
-            "need_id": pd.Series(table.column(0), dtype="str").array,
-            "doc_id": pd.Series(table.column(2), dtype="str").array,
-            "relevance": relevance.to_numpy(),
+            "need_id": pd.Series(columns.need, dtype="str").array,
+            "doc_id": pd.Series(columns.doc, dtype="str").array,
+            "relevance": columns.relevance,
         }
     )
 
@@ -158,78 +142,24 @@ def read_run(source: Source, name: str | None = None, max_bytes: int | None = No
     >>> read_run(b"q1 Q0 d1 1 2.5 bm25\\n").frame.score.tolist()
     [2.5]
     """
-    data, name = load(source, name, max_bytes)
-    header = run_header(data)
-    skip = int(header is not None)
-    table, fast = _parse(data, name, _RUN, skip)
-    text = _Text(data, source, name, fast, max_bytes, skip)
-    del data
-    # Each parsed column is let go as soon as it is converted (the table is rebuilt
-    # without it): the table (~390 MB for 7M lines of 28-byte ids) and all the numpy
-    # columns are never alive at once (docs/engine.md, "Sixth round").
-    scores = to_numpy(table.column("c4"), np.float64)
-    if not np.isfinite(scores).all():  # names the first nan or inf
-        _explain(text.data, name, _RUN, must_fail=True, skip=skip)
-    table = table.drop_columns(["c4"])
-    try:
-        rank = to_numpy(pc.cast(table.column("c3"), pa.float64()), np.float64)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        rank = np.full(len(scores), np.nan)
-    table = table.drop_columns(["c3"])
-    give_back_freed(len(scores))  # the parse's freed blocks: the next arrays fit no hole
-    warnings = [] if header is None else [header_warning(name, header)]
-    tags = table.column("c5")
-    tag = str(tags[len(tags) - 1].as_py())
-    # the dictionaries are unified, so one entry means one tag (the usual run)
-    distinct = len(tags.chunk(0).dictionary) if tags.num_chunks else 0
-    if distinct > 1:
-        codes = [c.indices.to_numpy(zero_copy_only=False) for c in tags.chunks]
-        distinct = int((np.bincount(np.concatenate(codes)) > 0).sum())
-    if distinct > 1:
-        warnings.append(
-            f"{name}: {distinct} different tags in the run; its runid is the last line's, {tag!r}"
-        )
-    del tags
-    need = table.column("c0")
-    need_codes = np.concatenate(
-        [np.zeros(0, np.int32)] + [c.indices.to_numpy(zero_copy_only=False) for c in need.chunks]
-    )
-    dictionary = need.chunk(0).dictionary if need.num_chunks else pa.array([], pa.string())
-    docs = table.column("c2")
-    del table, need  # the doc ids are all that is left of the parsed table
-    doc_hash = string_hash(docs)
-    duplicate = first_duplicate(need_codes, docs, doc_hash)
-    if duplicate is not None:
-        first, second = duplicate
-        doc, qid = docs[second].as_py(), dictionary[int(need_codes[second])].as_py()
-        raise TrecFormatError(
-            name,
-            text.line(second),
-            f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
-        )
-    give_back_freed(len(scores))  # the hashing's and the duplicate check's temporaries
+    lines = read_run_columns(source, name, max_bytes)
     frame = pd.DataFrame(
         {
             "need_id": pd.Categorical.from_codes(
-                need_codes,
-                categories=pd.Index(dictionary.to_pylist(), dtype="str"),
+                lines.need,
+                categories=pd.Index(lines.needs, dtype="str"),
                 validate=False,  # codes of the column's own dictionary
             ),
-            "doc_id": pd.Series(docs, dtype="str").array,
-            "score": scores,
-            "rank": rank,
+            "doc_id": pd.Series(lines.doc, dtype="str").array,
+            "score": lines.score,
+            "rank": lines.rank,
         },
         copy=False,  # not one copy of score and rank as a 2-D block: 112 MB at 7M lines
     )
     column = _arrow_data(frame["doc_id"])
-    return Run(frame, tag, warnings, None if column is None else (column, doc_hash))
-
-
-def header_warning(name: str, header: str) -> str:
-    """``run.txt: line 1 looks like a header ('qid Q0 docno rank score tag'); skipped``."""
-    header = " ".join(header.split())
-    shown = header if len(header) <= 80 else header[:77] + "..."
-    return f"{name}: line 1 looks like a header ({shown!r}); skipped"
+    return Run(
+        frame, lines.tag, lines.warnings, None if column is None else (column, lines.doc_hash)
+    )
 
 
 # The head check holds at most this much: 1,000 content lines of the longest allowed

@@ -126,8 +126,8 @@ def test_huge_pages_off_while_scoring_large_files_and_restored_after(
 
     import numpy._core.multiarray as multiarray
 
-    import evaluation.cli.score as cli
-    import evaluation.measures.evaluation as general
+    import evaluation.cli.scorer as scorer
+    import evaluation.measures.small as columns
     import evaluation.trec.small as small
 
     seen = []
@@ -139,8 +139,8 @@ def test_huge_pages_off_while_scoring_large_files_and_restored_after(
 
         return spy
 
-    monkeypatch.setattr(cli, "evaluate", spying(cli.evaluate))  # the small path's
-    monkeypatch.setattr(general, "evaluate", spying(general.evaluate))  # a large file's
+    monkeypatch.setattr(scorer, "evaluate", spying(scorer.evaluate))  # the small path's
+    monkeypatch.setattr(columns, "score_columns", spying(columns.score_columns))  # a large file's
     if large:
         monkeypatch.setattr(small, "SMALL_BYTES", 10)
     gzipped = tmp_path / "results.test.gz"
@@ -181,7 +181,7 @@ def test_freed_memory_reused_while_scoring_and_mmap_restored_after(monkeypatch, 
     maps large arrays again."""
     import numpy as np
 
-    import evaluation.cli.score as cli
+    import evaluation.cli.scorer as cli
 
     seen = []
     real_evaluate = cli.evaluate

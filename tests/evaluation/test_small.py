@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import evaluation.trec.small as small
 from evaluation.__main__ import main
+from evaluation.cli.scorer import Scorer
 from evaluation.trec.small import read_small_qrels, read_small_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,11 +44,16 @@ def cli(capsys, args: list[str]) -> tuple[int, str, str]:
 
 
 def both_paths(capsys, monkeypatch, args: list[str]):
-    """The command's (status, stdout, stderr) by the small path and by the general one."""
+    """The command's (status, stdout, stderr) by the small path and by the general one,
+    once the large-file path (the general readers' columns, no pandas) is seen to print
+    what the general path prints."""
     fast = cli(capsys, args)
     with monkeypatch.context() as patch:
         patch.setattr(small, "SMALL_BYTES", -1)  # every file takes the general readers
+        columnar = cli(capsys, args)
+        patch.setattr(Scorer, "score_columns", lambda self, path: None)  # evaluate() only
         general = cli(capsys, args)
+    assert columnar == general
     return fast, general
 
 
@@ -188,6 +194,34 @@ def test_small_run_loads_neither_pandas_nor_pyarrow_nor_fractions():
     # nor fractions (with decimal, ~4 ms of a 0.15 s run): recall levels are read as
     # exact fractions by hand
     assert done.stderr.split() == ["0", "False", "False", "False"]
+
+
+def test_large_run_loads_no_pandas_and_prints_what_the_general_path_prints(tmp_path):
+    """A run past the small path's size (here: every file, the limit set to 0) is scored
+    from the general readers' columns without importing pandas, printing what
+    evaluate()'s frames print (the general path, pandas loaded)."""
+    args = ["-q", "-m", "all_trec", str(SUITE / "qrels.test"), str(SUITE / "results.test")]
+    code = (
+        "import sys\n"
+        "import evaluation.trec.small as small\n"
+        "from evaluation.__main__ import main\n"
+        "from evaluation.cli.scorer import Scorer\n"
+        "small.SMALL_BYTES = 0\n"
+        "if sys.argv[1] == 'general':\n"
+        "    Scorer.score_columns = lambda self, path: None\n"
+        f"status = main({args!r})\n"
+        "print(status, *(m in sys.modules for m in ('pandas', 'pyarrow')), file=sys.stderr)\n"
+    )
+    done = {
+        path: subprocess.run(
+            [sys.executable, "-c", code, path], capture_output=True, text=True, cwd=ROOT, check=True
+        )
+        for path in ("columns", "general")
+    }
+    assert done["columns"].stderr.split() == ["0", "False", "True"]
+    assert done["general"].stderr.split() == ["0", "True", "True"]
+    assert done["columns"].stdout == done["general"].stdout
+    assert "runid" in done["columns"].stdout and len(done["columns"].stdout.splitlines()) > 300
 
 
 # ------------------------------------------------------------------ many runs at once
