@@ -253,6 +253,36 @@ def _pieces(data: bytes, size: int) -> list[tuple[int, int]]:
     return bounds
 
 
+def _checked_ahead(
+    view: memoryview, pieces: list[tuple[int, int]], delimiter: bytes, ncols: int, header: bool
+):
+    """(number, :func:`_regular_layout`) of each piece in turn, the next piece checked in a
+    thread while the caller parses this one: the check is numpy on one core, Arrow's
+    parse keeps both busy, so the check no longer leaves a core idle between parses
+    (0.24 s of a 377 MB run's 0.9 s; numpy lets go of the GIL in its loops). ``header``:
+    the first piece opens with a header line."""
+    import threading
+
+    found: dict[int, bool] = {}
+
+    def check(number: int) -> None:
+        found[number] = False  # should the check fail, the careful path reads the file
+        lo, hi = pieces[number]
+        found[number] = _regular_layout(view[lo:hi], delimiter, ncols, header and number == 0)
+
+    check(0)
+    for number in range(len(pieces)):
+        ahead = None
+        if number + 1 < len(pieces):
+            ahead = threading.Thread(target=check, args=(number + 1,), daemon=True)
+            ahead.start()
+        try:
+            yield number, found.pop(number)
+        finally:
+            if ahead is not None:
+                ahead.join()
+
+
 def _release(data: bytes, start: int, end: int) -> None:
     """Let the pages of a mapped file's ``[start, end)`` go (they are read again from the
     page cache if an error has to be explained); nothing for bytes in memory."""
@@ -287,19 +317,22 @@ def _fast_table(data: bytes, kind: str, skip: int = 0) -> pa.Table | None:
         return None
     tables = []
     view = memoryview(data)
+    pieces = _pieces(data, PARSE_PIECE)
+    checks = _checked_ahead(view, pieces, delimiter, ncols, bool(skip))
     try:
-        for number, (lo, hi) in enumerate(_pieces(data, PARSE_PIECE)):
-            piece = view[lo:hi]
-            if not _regular_layout(piece, delimiter, ncols, header=bool(skip) and number == 0):
+        for number, regular in checks:
+            if not regular:
                 return None  # doubled, leading or trailing separators, other blanks, long lines
+            lo, hi = pieces[number]
             try:
                 tables.append(
-                    _read_csv(piece, ncols, delimiter.decode(), kind, skip * (number == 0))
+                    _read_csv(view[lo:hi], ncols, delimiter.decode(), kind, skip * (number == 0))
                 )
             except (pa.ArrowInvalid, pa.ArrowTypeError):
                 return None  # ragged rows, a score that is no number ...
             _release(data, lo, hi)
     finally:
+        checks.close()  # the check of the next piece, if running, is waited for
         with contextlib.suppress(BufferError):  # a parse that failed may still hold it
             view.release()
     table = _joined(tables)

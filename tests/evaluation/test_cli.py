@@ -230,3 +230,23 @@ def test_arrows_threads_allocate_from_the_main_arena_while_the_command_scores():
         f"assert main(['-m', 'map', {qrels!r}, {results!r}]) == 0"
     )
     assert _arenas_after(command) == 1
+
+
+def test_the_command_leaves_with_all_its_output_and_its_status(capsys, tmp_path):
+    """``python -m evaluation`` skips the interpreter's teardown once its output is
+    flushed: a long -q output arrives whole, the status is the command's, and the output
+    is what main() prints in process."""
+    args = ["-q", "-m", "all_trec", str(SUITE / "qrels.test"), str(SUITE / "results.test")]
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation", *args], capture_output=True, text=True, check=True
+    )
+    code, out, _ = run(capsys, *args)
+    assert code == done.returncode == 0 and done.stdout == out and len(out) > 10_000
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q1 Q0 d1 1 abc t\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation", str(SUITE / "qrels.test"), str(bad)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and done.stderr == f"{bad}:1: score 'abc' is not a number\n"

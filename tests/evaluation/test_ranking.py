@@ -9,7 +9,14 @@ import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluation.measures.ranking import NONPOOL, UNJUDGED, RunLines, _order, rank_run
+from evaluation.measures.ranking import (
+    NONPOOL,
+    UNJUDGED,
+    RunLines,
+    _order,
+    rank_run,
+    within_group_position,
+)
 from evaluation.trec.columns import string_hash
 
 from .reference import order as reference_order
@@ -146,6 +153,14 @@ def test_a_span_of_the_order_holds_the_rows_at_its_positions(lines, presorted, d
     order = _order(need, score, doc)
     start = data.draw(st.integers(0, len(lines)))
     stop = data.draw(st.integers(start, len(lines)))
-    span = order.span(start, stop)
+    span = np.arange(len(lines))[order.span(start, stop)]  # rows, or a slice of them
     assert span.tolist() == order.rows(np.arange(start, stop)).tolist()
     assert span.tolist() == order.full()[start:stop].tolist()
+
+
+@given(st.lists(st.integers(1, 30), max_size=20))
+def test_positions_inside_groups_count_from_zero_at_each_start(lengths):
+    group = np.repeat(np.arange(len(lengths)) * 2, lengths)
+    expected = [i for length in lengths for i in range(length)]
+    assert within_group_position(group).tolist() == expected
+    assert within_group_position(group).dtype == np.int64
