@@ -9,8 +9,10 @@ fits none of the holes, so it extends the heap while the holes stay resident. Fo
 gap was the command's peak memory. ``malloc_trim(0)`` hands the free pages inside
 the heap back (they are faulted in again only where memory is reused): called where
 a large run's columns have just gone, the command's peak went from ~830-860 to
-~680-700 MB (docs/engine.md, "Seventh round"). Elsewhere (another C library) it does
-nothing.
+~680-700 MB (docs/engine.md, "Seventh round"). Once the command had grown lighter
+(no pandas, fewer temporaries), the trim after the parse alone kept it there
+(650-670 MB) and the two later ones only cost page faults: 0.06-0.1 s of 1.6 s
+(docs/engine.md, "Eighth round"). Elsewhere (another C library) it does nothing.
 
 Also here, for the command line and the platform's scoring worker alike: numpy's
 huge-page requests switched off for a large run (:func:`without_huge_pages`), glibc's

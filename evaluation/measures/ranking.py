@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evaluation.memory import give_back_freed
 from evaluation.trec.columns import (
     all_distinct,
     array_values,
@@ -461,7 +460,6 @@ def rank_run(
     # the judged and the candidate doc ids as codes of one dictionary: Arrow's work, on a
     # second thread while numpy orders the lines (Arrow lets go of the GIL: 0.07 s)
     codes = in_background(doc_codes)
-    give_back_freed(len(r_need))  # the doc ids' ~250 MB (7M MS MARCO ids)
     need, rank, rank_disagrees, inside = ordered_ranks(order, r_need, score, file_rank, max_depth)
     del score, file_rank
     flagged = order.apply(flagged)

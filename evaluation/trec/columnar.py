@@ -136,7 +136,6 @@ def read_run_columns(
             text.line(second),
             f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
         )
-    give_back_freed(len(scores))  # the hashing's and the duplicate check's temporaries
     names = [str(need) for need in dictionary.to_pylist()]
     return RunColumns(names, need_codes, docs, doc_hash, scores, rank, tag, warnings)
 
