@@ -1,0 +1,60 @@
+"""Work split over two threads (``columns.on_two_threads``: doc-id hashes, judged-candidate
+lookups; the layout check of the next piece while Arrow parses this one) prints what one
+thread prints, and an error on the second thread is raised on the caller's."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import evaluation.measures.ranking as ranking
+import evaluation.trec.columns as columns
+import evaluation.trec.parsing as parsing
+import evaluation.trec.small as small
+
+from .test_small import FLAGS, cli, collections
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(collections(), st.sampled_from(FLAGS), st.integers(1, 7))
+def test_work_on_two_threads_prints_what_one_thread_prints(
+    capsys, monkeypatch, tmp_path_factory, collection, flags, slice_lines
+):
+    """Generated files by the general readers (large-file path), once as they come and once
+    cut into pieces of a few lines (each piece a chunk of every column, the next piece's
+    check on a thread) with every split taken from one row up on two CPUs."""
+    qrels_text, run_text = collection
+    folder = tmp_path_factory.mktemp("threads")
+    qrels, run = folder / "qrels.txt", folder / "run.txt"
+    qrels.write_text(qrels_text)
+    run.write_text(run_text)
+    args = [*flags, str(qrels), str(run)]
+    with monkeypatch.context() as patch:
+        patch.setattr(small, "SMALL_BYTES", -1)  # the general readers
+        patch.setattr(columns, "THREAD_ROWS", 1 << 60)  # nothing split
+        alone = cli(capsys, args)
+        patch.setattr(columns, "THREAD_ROWS", 1)
+        patch.setattr(columns, "_cpus", lambda: 2)
+        patch.setattr(parsing, "PARSE_PIECE", 40 * slice_lines)
+        patch.setattr(ranking, "RANK_CHECK_SLICE", slice_lines)
+        split = cli(capsys, args)
+    assert split == alone
+
+
+def test_an_error_on_the_second_thread_is_raised_on_the_callers(monkeypatch):
+    monkeypatch.setattr(columns, "_cpus", lambda: 2)
+    done = []
+
+    def work(items: list[int]) -> None:
+        if 3 in items:
+            raise RuntimeError("second half")
+        done.extend(items)
+
+    with pytest.raises(RuntimeError, match="second half"):
+        columns.on_two_threads(work, [0, 1, 2, 3], [columns.THREAD_ROWS] * 4)
+    assert done == [0, 1]  # the caller's half ran, and the second was waited for
+    failing = columns.in_background(lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        failing()
+    assert columns.in_background(lambda: 42)() == 42
