@@ -31,6 +31,7 @@ import numpy as np
 
 __all__ = [
     "TRIM_LINES",
+    "arrow_on_the_heap",
     "give_back_freed",
     "reusing_freed_memory",
     "scoring_a_large_run",
@@ -127,13 +128,30 @@ def reusing_freed_memory() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def scoring_a_large_run() -> Iterator[None]:
-    """:func:`without_huge_pages` and :func:`reusing_freed_memory` for a process that
-    goes on after the run (the scoring worker), whose freed heap is handed back at the
-    end. The platform bench's 7M-line run in-process: 3.0 -> 2.2-2.5 s
-    (docs/scaling.md)."""
+def arrow_on_the_heap() -> Iterator[None]:
+    """Arrow allocates from glibc's heap (its system pool) meanwhile, as the command line
+    does (``ARROW_DEFAULT_MEMORY_POOL=system``): what the parse frees, numpy's arrays take
+    next, where mimalloc kept its own. The platform bench's 7M-line run read in-process:
+    1.07-1.26 -> 0.92-0.95 s (docs/scaling.md, Fifth round). The pool before is restored
+    after (buffers still alive keep the pool they came from)."""
+    import pyarrow as pa
+
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
     try:
-        with without_huge_pages(), reusing_freed_memory():
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
+@contextlib.contextmanager
+def scoring_a_large_run() -> Iterator[None]:
+    """:func:`without_huge_pages`, :func:`reusing_freed_memory` and
+    :func:`arrow_on_the_heap` for a process that goes on after the run (the scoring
+    worker), whose freed heap is handed back at the end. The platform bench's 7M-line run
+    in-process: 3.0 -> 2.2-2.5 s (docs/scaling.md)."""
+    try:
+        with without_huge_pages(), reusing_freed_memory(), arrow_on_the_heap():
             yield
     finally:
         give_back_freed(TRIM_LINES)  # as after a large run, whatever this one's size

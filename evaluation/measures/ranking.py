@@ -189,11 +189,13 @@ def _order(
         ordered_need, ordered_score = need[base], score[base]
     else:
         base = _sort_blocks(score, starts, block_need, n) if contiguous else None
+        in_place = base is not None and bool(np.all(block_need[1:] > block_need[:-1]))
         if base is None:
             base = np.argsort(-score)
             small = need.astype(np.int16) if need.max() < np.iinfo(np.int16).max else need
             base = base[np.argsort(small[base], kind="stable")]
-        ordered_need, ordered_score = need[base], score[base]
+        # blocks sorted where they lie, already in need order: each line keeps its need
+        ordered_need, ordered_score = (need if in_place else need[base]), score[base]
     tie = (ordered_need[1:] == ordered_need[:-1]) & (ordered_score[1:] == ordered_score[:-1])
     if not tie.any():
         return _Order(n, base, none, none)
@@ -247,7 +249,15 @@ def _sort_blocks(
         grid = np.full((blocks, width), np.inf)
         inside = np.arange(width) < lengths[:, None]
         grid[inside] = -score
-    order = np.argsort(grid, axis=1)
+    order = np.empty(grid.shape, np.int64)
+
+    def sort_rows(bounds: list[tuple[int, int]], rows: np.ndarray = grid) -> None:
+        for lo, hi in bounds:  # numpy's sort lets go of the GIL
+            order[lo:hi] = np.argsort(rows[lo:hi], axis=1)
+
+    step = max(1, RANK_CHECK_SLICE // width)  # grid rows sorted at a time, on two threads
+    bounds = [(lo, min(lo + step, blocks)) for lo in range(0, blocks, step)]
+    on_two_threads(sort_rows, bounds, [(hi - lo) * width for lo, hi in bounds])
     del grid
     order += starts[:, None]  # row positions -> file rows (padding sorts last)
     if not bool(np.all(block_need[1:] > block_need[:-1])):
@@ -617,7 +627,7 @@ def ordered_ranks(
                 rank_disagrees = True
                 break
     inside = None
-    if max_depth is not None:
+    if max_depth is not None and int(rank.max(initial=0)) > max_depth:  # else all are kept
         inside = np.flatnonzero(rank <= max_depth)
         need, rank = need[inside], rank[inside]
     return need, rank, rank_disagrees, inside

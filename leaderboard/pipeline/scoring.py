@@ -19,7 +19,6 @@ import time
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
@@ -55,17 +54,6 @@ def load_qrels(judgments: Judgments) -> pd.DataFrame:
     )
 
 
-def release_arrow_memory() -> None:
-    """Give the memory Arrow's allocator keeps after a parse back to the system.
-
-    Arrow's pool (mimalloc) keeps what the CSV parse freed (~200 MB for a 7M-line run)
-    for Arrow's next allocations, which are few; numpy allocates elsewhere, so without
-    this the worker would hold both through the scoring (its peak: 1.10-1.23 GB, with
-    it 1.09 GB, in-process, the bench's 7M-line run).
-    """
-    pa.default_memory_pool().release_unused()
-
-
 def score(submission: Submission, judgments: Judgments) -> Result | None:
     """Score ``submission`` against ``judgments`` (trec_eval -c semantics) and store it.
 
@@ -75,12 +63,12 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     benchmark = submission.benchmark
     started = time.perf_counter()
     # As the command line scores a large run: no huge-page stalls, freed arrays reused,
+    # Arrow on the same heap (not mimalloc's pool, which kept the parse's ~200 MB apart),
     # and the heap handed back after (a 7M-line run: 3.0 -> 2.2-2.5 s, docs/scaling.md)
     with scoring_a_large_run():
         qrels = load_qrels(judgments)
         with local_copy(submission.file) as path:  # from the bucket: a temporary copy
             run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
-        release_arrow_memory()
         read = time.perf_counter()
         run_needs, run_warnings = run.frame["need_id"].unique(), run.warnings
         # Handed over, not kept: evaluate lets the run's columns go once it has ordered

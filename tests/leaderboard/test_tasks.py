@@ -59,22 +59,17 @@ def test_scoring_lets_the_run_go_before_the_measures(library, participant, monke
         events.append("read")
         return run
 
-    def releasing():
-        events.append("released")  # what Arrow's pool kept from the parse
-        real_release()
-
     def measuring(*args, **kwargs):
         gc.collect()
         freed.append(frames[0]() is None)
         return real(*args, **kwargs)
 
-    real, real_release = engine.score_ranking, scoring.release_arrow_memory
+    real = engine.score_ranking
     monkeypatch.setattr(scoring, "read_run", reading)
-    monkeypatch.setattr(scoring, "release_arrow_memory", releasing)
     monkeypatch.setattr(engine, "score_ranking", measuring)
     run = make_run(library, participant, "B", (DEMO / "run-B.txt").read_bytes())
     assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
-    assert freed == [True] and events == ["read", "released"]
+    assert freed == [True] and events == ["read"]
     run.refresh_from_db()
     assert round(run.current_result().summary["map"], 3) == 0.740
     assert run.warnings == []
@@ -84,9 +79,11 @@ def test_scoring_runs_as_the_command_line_does_and_gives_the_heap_back(
     library, participant, monkeypatch
 ):
     """The worker reads and scores without numpy's huge-page requests (compaction stalls)
-    and with glibc's heap kept for reuse, as the command line does; both are restored
-    and the freed heap handed back when the run is stored (the worker lives on)."""
+    and with glibc's heap kept for reuse, Arrow allocating from it, as the command line
+    does; all are restored and the freed heap handed back when the run is stored (the
+    worker lives on)."""
     import numpy._core.multiarray as multiarray
+    import pyarrow as pa
 
     from evaluation import memory
     from evaluation.measures import evaluation as engine
@@ -95,6 +92,7 @@ def test_scoring_runs_as_the_command_line_does_and_gives_the_heap_back(
 
     def measuring(*args, **kwargs):
         seen.append(multiarray._get_madvise_hugepage())
+        seen.append(pa.default_memory_pool().backend_name)  # Arrow on glibc's heap
         return real(*args, **kwargs)
 
     def giving_back(lines):
@@ -105,13 +103,15 @@ def test_scoring_runs_as_the_command_line_does_and_gives_the_heap_back(
     monkeypatch.setattr(engine, "score_ranking", measuring)
     monkeypatch.setattr(memory, "give_back_freed", giving_back)
     before = multiarray._set_madvise_hugepage(True)
+    pool_before = pa.default_memory_pool().backend_name
     try:
         run = make_run(library, participant, "B", (DEMO / "run-B.txt").read_bytes())
         assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
         assert multiarray._get_madvise_hugepage() is True  # restored
+        assert pa.default_memory_pool().backend_name == pool_before
     finally:
         multiarray._set_madvise_hugepage(before)
-    assert seen == [False]
+    assert seen == [False, "system"]
     assert trimmed == [memory.TRIM_LINES]  # once, at the end, whatever the run's size
     run.refresh_from_db()
     assert round(run.current_result().summary["map"], 3) == 0.740
