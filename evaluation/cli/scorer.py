@@ -47,8 +47,9 @@ def evaluate(qrels, run, measures=None, **flags):
 
 
 class Scorer:
-    """The qrels, read once (the small reader's and/or the general frame), and each run
-    scored by the small path when it can, else by the general one."""
+    """The qrels, read once (the small reader's, the general reader's columns and/or its
+    frame), and each run scored by the small path when it can, else from the general
+    reader's columns (text output), else by :func:`evaluation.measures.evaluate`."""
 
     def __init__(self, args: argparse.Namespace, runs: list[str]) -> None:
         self.args = args
