@@ -3,10 +3,12 @@
 Builds the benchmark in a database of its own (PostgreSQL ``bench_platform`` when it
 answers on localhost, else SQLite), inserts 300 scored runs (synthetic per-need values,
 stored exactly as scoring stores them), then uploads a 7,000 x 1,000 run through the
-web form and times each stage until it is on the leaderboard (scored: the board's own
-query lists it) and compared with all 300 runs (its significance marks). With
-Redis on localhost the run is scored by a real Celery worker process (one worker,
-concurrency 1); otherwise in-process. Prints a table, with the worker's own scoring and
+web form, served by gunicorn (one sync worker) with the file streamed by httpx as a
+browser streams it, and times each stage until it is on the leaderboard (scored: the
+board's own query lists it) and compared with all 300 runs (its significance marks).
+With Redis on localhost the run is scored by a real Celery worker process (one worker,
+concurrency 1, with docker-compose's ``WORKER_HEAP_MB`` unless the environment sets
+one); otherwise in the web process. Prints a table, with the worker's own scoring and
 comparing task times (from its log) and its peak memory (VmHWM of the worker and its
 pool process). ``BENCH_DATABASE`` (dropped and recreated; default ``bench_platform``) and
 ``BENCH_REDIS_DB`` (default 13) let sessions sharing a machine keep apart.
@@ -28,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import httpx
 import numpy as np
 import pandas as pd
 
@@ -41,6 +44,12 @@ def answers(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def configure(media: str) -> tuple[str, str]:
@@ -143,6 +152,14 @@ def existing_runs(benchmark, judgments, count: int, seed: int = 2) -> None:
         )
 
 
+def compose_worker_heap() -> str:
+    """``WORKER_HEAP_MB`` of docker-compose's worker service ("0" if it sets none)."""
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return str(compose["services"]["worker"].get("environment", {}).get("WORKER_HEAP_MB", 0))
+
+
 def task_times(log: Path) -> list[tuple[str, float]]:
     """(task, seconds) of the scoring and comparing tasks, as the worker logged them:
     its own time, without the upload or the wait for the message."""
@@ -207,13 +224,11 @@ def main() -> None:
 def bench(args: argparse.Namespace, media: str) -> None:
     database, broker = configure(media)
     from django.test import Client
-    from django.test.utils import setup_test_environment
 
     from leaderboard.celery import app
     from leaderboard.models import Benchmark, Comparison, Result, Submission
     from leaderboard.pipeline.loading import load_judgments
 
-    setup_test_environment()
     rows = []
     started = time.perf_counter()
     qrels_path, run_path = write_files(Path(media), args.needs, args.docs)
@@ -232,7 +247,13 @@ def bench(args: argparse.Namespace, media: str) -> None:
         app.conf.task_default_queue = "bench-platform"
         # One BLAS thread, as docker-compose runs the workers (docs/significance.md: a
         # 2-thread matrix product is ~5x slower while anything else holds a core).
-        env = {"OPENBLAS_NUM_THREADS": "1", **os.environ, "CONN_MAX_AGE": "0"}
+        # and with the warm heap docker-compose gives a scoring worker (WORKER_HEAP_MB).
+        env = {
+            "OPENBLAS_NUM_THREADS": "1",
+            "WORKER_HEAP_MB": compose_worker_heap(),
+            **os.environ,
+            "CONN_MAX_AGE": "0",
+        }
         log = open(Path(media) / "worker.log", "wb")
         worker = subprocess.Popen(
             [
@@ -254,43 +275,53 @@ def bench(args: argparse.Namespace, media: str) -> None:
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-        time.sleep(5)
+        t_ready = time.perf_counter()
+        while b"ready." not in (Path(media) / "worker.log").read_bytes():
+            if worker.poll() is not None or time.perf_counter() - t_ready > 60:
+                raise SystemExit("the worker did not start")
+            time.sleep(0.1)
+        time.sleep(1)  # its pool process touches its heap after the main process is ready
     from django.contrib.auth import get_user_model
 
     user = get_user_model().objects.create_user("uploader", password="x")
     client = Client()
-    client.force_login(user)
-    # A serving process has imported its URLconf and views long before an upload
-    # arrives; this process has not (about 0.5-0.9 s, once): one page first.
-    t_warm = time.perf_counter()
-    assert client.get("/benchmarks/bench/submit/").status_code == 200
-    rows.append(("first page of this process: imports (setup)", time.perf_counter() - t_warm))
-    if broker:  # likewise its broker connection: the first message imports kombu's transport
-        t_warm = time.perf_counter()
-        with app.producer_or_acquire():
-            pass
-        rows.append(
-            ("first broker connection of this process (setup)", time.perf_counter() - t_warm)
-        )
-    from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
-
-    # The body is encoded before the clock starts: Django's test client builds the whole
-    # multipart body in Python (0.3-2 s for 292 MB here), where a browser streams the
-    # file as it sends it. The server still receives and parses every byte of the same
-    # body. The encoding's time is reported on its own line, and added back in a row.
-    with open(run_path, "rb") as handle:
-        t_encode = time.perf_counter()
-        body = encode_multipart(BOUNDARY, {"file": handle, "run_name": "new"})
-        encoding = time.perf_counter() - t_encode
-    rows.append(("the test client encodes the body (client side, before the clock)", encoding))
+    client.force_login(user)  # the session the upload carries (a cookie)
+    # The web process as production runs it: gunicorn (one sync worker here), receiving
+    # the body from a socket while the client streams the file, as a browser does.
+    port = free_port()
+    web_log = open(Path(media) / "web.log", "wb")
+    web = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "leaderboard.wsgi", "-w", "1",
+         "-b", f"127.0.0.1:{port}", "--timeout", "600"],
+        cwd=ROOT, env={**os.environ, "CONN_MAX_AGE": "60"}, stdout=web_log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    http = httpx.Client(
+        base_url=f"http://127.0.0.1:{port}",
+        cookies={"sessionid": client.cookies["sessionid"].value},
+        timeout=600,
+    )
     try:
+        t_warm = time.perf_counter()
+        while not answers(port):
+            if web.poll() is not None or time.perf_counter() - t_warm > 60:
+                raise SystemExit(f"gunicorn did not start: {web_log.name}")
+            time.sleep(0.05)
+        # A serving process has served pages long before an upload arrives (its URLconf
+        # and views imported): one page first. It also sets the CSRF cookie.
+        assert http.get("/benchmarks/bench/submit/").status_code == 200
+        rows.append(("web server start and first page (setup)", time.perf_counter() - t_warm))
         t_upload = time.perf_counter()
-        response = client.generic(
-            "POST", "/benchmarks/bench/submit/", body, content_type=MULTIPART_CONTENT
+        with open(run_path, "rb") as handle:  # httpx streams it, 64 KB at a time
+            response = http.post(
+                "/benchmarks/bench/submit/",
+                data={"run_name": "new"},
+                files={"file": ("run.txt", handle, "text/plain")},
+                headers={"X-CSRFToken": http.cookies["csrftoken"]},
+            )
+        assert response.status_code == 302, response.text[:500]
+        rows.append(
+            ("upload: send, receive, validate, store, queue", time.perf_counter() - t_upload)
         )
-        del body
-        assert response.status_code == 302, response.content[:500]
-        rows.append(("upload: receive, validate, store, queue", time.perf_counter() - t_upload))
         submission = Submission.objects.get(run_name="new")
         expected_pairs = args.runs
         on_board = Result.objects.on_leaderboard(benchmark, user).filter(submission=submission)
@@ -306,7 +337,6 @@ def bench(args: argparse.Namespace, media: str) -> None:
                 listed = True
                 on_board_at = time.perf_counter() - t_upload
                 rows.append(("scored, on the leaderboard", on_board_at))
-                rows.append(("the same, with the client's encoding added", on_board_at + encoding))
             pairs = (
                 Comparison.objects.filter(submission_b=submission).count()
                 + Comparison.objects.filter(submission_a=submission).count()
@@ -323,7 +353,7 @@ def bench(args: argparse.Namespace, media: str) -> None:
                 raise SystemExit("timed out")
             time.sleep(0.1)
         t_page = time.perf_counter()
-        assert client.get("/benchmarks/bench/").status_code == 200
+        assert http.get("/benchmarks/bench/").status_code == 200
         rows.append(("leaderboard page render", time.perf_counter() - t_page))
         if worker is not None:
             time.sleep(0.5)  # the worker logs a task's time just after storing its result
@@ -336,6 +366,9 @@ def bench(args: argparse.Namespace, media: str) -> None:
             if peak:
                 rows.append(("peak worker memory (MB, not seconds)", peak / 1024))
     finally:
+        http.close()
+        web.terminate()
+        web.wait(30)
         if worker is not None:
             worker.terminate()
             worker.wait(30)
@@ -349,7 +382,8 @@ def bench(args: argparse.Namespace, media: str) -> None:
     )
     print(
         f"machine: {cpu}, {os.cpu_count()} cores; database {database.split(':')[0]}; "
-        f"worker: {'Celery on Redis, concurrency 1' if broker else 'in-process'}; "
+        f"worker: {'Celery on Redis, concurrency 1' if broker else 'in-process'}, "
+        f"WORKER_HEAP_MB={os.environ.get('WORKER_HEAP_MB', compose_worker_heap())}; "
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(

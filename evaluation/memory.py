@@ -33,6 +33,8 @@ __all__ = [
     "TRIM_LINES",
     "arrow_on_the_heap",
     "give_back_freed",
+    "heap_top_padded",
+    "keep_heap",
     "reusing_freed_memory",
     "scoring_a_large_run",
     "without_huge_pages",
@@ -88,9 +90,21 @@ def without_huge_pages() -> Iterator[None]:
         setter(previous)
 
 
-# glibc's mallopt parameters and their defaults (malloc.h)
-_M_TRIM_THRESHOLD, _M_MMAP_MAX, _M_ARENA_MAX = -1, -4, -8
-_DEFAULT_TRIM_THRESHOLD, _DEFAULT_MMAP_MAX = 128 * 1024, 65536
+# glibc's mallopt parameters and their defaults (malloc.h, mallopt(3))
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_MAX, _M_ARENA_MAX = -1, -2, -4, -8
+_DEFAULT_TRIM_THRESHOLD, _DEFAULT_TOP_PAD, _DEFAULT_MMAP_MAX = 128 * 1024, 128 * 1024, 65536
+
+
+@functools.cache
+def _mallopt():
+    import ctypes  # here: 4 ms of a small run's start, and only glibc has it
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, TypeError):  # not glibc
+        return None
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return mallopt
 
 
 @contextlib.contextmanager
@@ -108,23 +122,80 @@ def reusing_freed_memory() -> Iterator[None]:
     arena limit to glibc's own, 8 per CPU); a C library without ``mallopt`` is left
     alone.
     """
-    import ctypes  # here: 4 ms of a small run's start, and only glibc has it
-
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    mallopt = _mallopt()
+    if mallopt is None:
         yield
         return
-    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    mallopt(_M_MMAP_MAX, 0)
-    mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
-    mallopt(_M_ARENA_MAX, 1)
+    _keep_freed(mallopt)
     try:
         yield
     finally:
-        mallopt(_M_MMAP_MAX, _DEFAULT_MMAP_MAX)
-        mallopt(_M_TRIM_THRESHOLD, _DEFAULT_TRIM_THRESHOLD)
-        mallopt(_M_ARENA_MAX, 8 * (os.cpu_count() or 1))
+        if not _heap_kept:  # a kept heap (keep_heap) stays so
+            mallopt(_M_MMAP_MAX, _DEFAULT_MMAP_MAX)
+            mallopt(_M_TRIM_THRESHOLD, _DEFAULT_TRIM_THRESHOLD)
+            mallopt(_M_ARENA_MAX, 8 * (os.cpu_count() or 1))
+
+
+def _keep_freed(mallopt) -> None:
+    mallopt(_M_MMAP_MAX, 0)
+    mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
+    mallopt(_M_ARENA_MAX, 1)
+
+
+_heap_kept = False  # keep_heap() was called: this process never hands its heap back
+
+
+def keep_heap(megabytes: int) -> bool:
+    """Keep this process's heap for good, ``megabytes`` of it touched now: for a
+    long-lived worker that scores large runs, so that they find their memory resident
+    instead of faulting it in afresh (the JVM's ``AlwaysPreTouch``, and no uncommit).
+
+    glibc then serves every allocation from its one heap and never trims it (no
+    ``mmap``, no trim threshold, one arena; :func:`give_back_freed` does nothing), and
+    ``megabytes`` are allocated, written and freed here, so the heap holds them from the
+    start. The process's resident memory stays at its largest run's peak (or at
+    ``megabytes``): memory its host must have for that peak anyway. Where fresh memory
+    is dear (a VM whose host takes freed pages back: ~2-3 ms per MB on the benchmark
+    machine, 4 KB faults at ~0.5 us on bare metal), a 7M-line run scored in a fresh
+    worker: 3.95 -> ~2.7 s (docs/scaling.md, Sixth round). False, doing nothing, where
+    the C library is not glibc or ``megabytes`` is 0."""
+    global _heap_kept
+    mallopt = _mallopt()
+    if mallopt is None or megabytes <= 0:
+        return False
+    _keep_freed(mallopt)
+    _heap_kept = True
+    touched = bytearray(megabytes << 20)  # zeroed: every page written
+    del touched
+    return True
+
+
+# What glibc keeps above its heap's top while a large body streams in.
+BODY_TOP_PAD = 64 * 1024 * 1024
+
+
+@contextlib.contextmanager
+def heap_top_padded(pad: int = BODY_TOP_PAD) -> Iterator[None]:
+    """glibc grows its heap ``pad`` bytes at a time, and trims it only down to ``pad``
+    free bytes above the top, while a large request body is received.
+
+    A body read from a socket in small pieces (gunicorn's reader, Django's multipart
+    parser) allocates and frees its buffers at the heap's top, and by default glibc
+    trims the top on each such free and grows it again on the next allocation: a page
+    fault per 4 KB every time. A 292 MB upload took ~250,000 faults (1 GB) in the web
+    process, 1.9 s of system time on the benchmark machine; with 64 MB of top pad, a few
+    thousand (docs/scaling.md, Sixth round). The pad goes back to glibc's default
+    after; the next trim returns what is above it. Elsewhere (not glibc) nothing changes.
+    """
+    mallopt = _mallopt()
+    if mallopt is None:
+        yield
+        return
+    mallopt(_M_TOP_PAD, pad)
+    try:
+        yield
+    finally:
+        mallopt(_M_TOP_PAD, _DEFAULT_TOP_PAD)
 
 
 @contextlib.contextmanager
@@ -154,4 +225,5 @@ def scoring_a_large_run() -> Iterator[None]:
         with without_huge_pages(), reusing_freed_memory(), arrow_on_the_heap():
             yield
     finally:
-        give_back_freed(TRIM_LINES)  # as after a large run, whatever this one's size
+        if not _heap_kept:  # kept (keep_heap): resident for the next run
+            give_back_freed(TRIM_LINES)  # as after a large run, whatever this one's size

@@ -8,7 +8,7 @@ puts scoring and comparing on queues of their own.
 import os
 
 from celery import Celery
-from celery.signals import celeryd_init
+from celery.signals import celeryd_init, worker_process_init
 from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
@@ -51,3 +51,21 @@ def _workers_wait_out_a_hung_broker(conf, **kwargs) -> None:
     options = dict(conf.broker_transport_options or {})
     options.pop("socket_timeout", None)
     conf.broker_transport_options = options
+
+
+@worker_process_init.connect
+def _keep_a_warm_heap(**kwargs) -> None:
+    """``WORKER_HEAP_MB`` of heap touched now and kept, in each pool process (the one
+    that scores): see :func:`evaluation.memory.keep_heap`."""
+    if settings.WORKER_HEAP_MB:
+        import logging
+        import time
+
+        from evaluation.memory import keep_heap
+
+        started = time.perf_counter()
+        if keep_heap(settings.WORKER_HEAP_MB):
+            logging.getLogger(__name__).info(
+                "heap of %d MB kept (touched in %.2f s)",
+                settings.WORKER_HEAP_MB, time.perf_counter() - started,
+            )  # fmt: skip

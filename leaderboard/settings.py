@@ -244,6 +244,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # first: the body of an upload is parsed by whatever reads request.POST first
+    "leaderboard.uploads.middleware.LargeBodyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -529,6 +531,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# MB of heap a worker's pool process touches when it starts and keeps for good
+# (evaluation.memory.keep_heap): large runs find their memory resident. 0: glibc's
+# defaults, the heap handed back after each large run. docker-compose sets 512.
+WORKER_HEAP_MB = at_least("WORKER_HEAP_MB", env_int("WORKER_HEAP_MB", 0), 0, "MB")
 # The longest task (scoring a 7M-line run and comparing it with every other run) takes
 # well under a minute; the visibility timeout must exceed it or Redis redelivers a task
 # that is still running.
