@@ -9,6 +9,8 @@ status, the participant's own runs and what the owner may do to one
   (the API's submit endpoint calls it too, so both refuse the same files for the same
   reasons and share the daily limit).
 - ``owners``: the owner's edit, hide/unhide and withdraw pages (thin: the model acts).
+- ``middleware``: ``LargeBodyMiddleware``, first in the chain: a request body larger than
+  Django keeps in memory is received with glibc's heap top padded (no page faults per piece).
 
 May import ``leaderboard.models``, ``leaderboard.pipeline`` (to queue scoring and comparisons) and the
 pages' shortcuts; never the API.
