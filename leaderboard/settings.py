@@ -468,6 +468,11 @@ if not 1 <= MAX_UNCOMPRESSED_MB <= 10240:
         f"MAX_UNCOMPRESSED_MB must be between 1 and 10240 (10 GB), got {MAX_UNCOMPRESSED_MB}"
     )
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# Django's two handlers, reading 1 MB pieces, the second hashing a file as it arrives.
+FILE_UPLOAD_HANDLERS = [
+    "leaderboard.uploads.handlers.MemoryUploadHandler",
+    "leaderboard.uploads.handlers.HashingUploadHandler",
+]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_PERMISSIONS = 0o644
 

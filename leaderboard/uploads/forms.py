@@ -97,11 +97,13 @@ class SubmissionForm(forms.Form):
         # what the run will be scored against (none for a benchmark not saved yet)
         judgments = self.benchmark.latest_judgments if self.benchmark.pk else None
         judged = judgments.need_ids if judgments is not None else []
+        # Hashed as it arrived (uploads.handlers.HashingUploadHandler), or else:
+        received = getattr(upload, "digest", None)
         with ThreadPoolExecutor(1) as pool:
             # A file on disk is hashed from a handle of its own on another thread (hashlib
             # lets the GIL go) while the check reads it: the SHA-256 the run is stored
             # under, without a second pass after the check (0.2-0.3 s for 300 MB).
-            hashing = pool.submit(sha256_of_path, path) if path else None
+            hashing = pool.submit(sha256_of_path, path) if path and not received else None
             try:
                 upload.seek(0)
                 # A gzip file is streamed to its end (1 MB at a time, nothing kept): a
@@ -116,7 +118,7 @@ class SubmissionForm(forms.Form):
                 raise forms.ValidationError(str(error)) from error
             finally:
                 upload.seek(0)
-            self.digest = hashing.result() if hashing else None
+            self.digest = received or (hashing.result() if hashing else None)
         if judged and check.answers is False:
             # every score would be 0: nothing to rank, and surely the wrong file
             raise forms.ValidationError(none_answered(name, judged))

@@ -370,3 +370,21 @@ def test_a_scoring_worker_keeps_a_warm_heap_where_compose_says():
         assert (int(grown) >= 90) == (kept == "True")
     refused = celery_limits(WORKER_HEAP_MB="-1")
     assert "WORKER_HEAP_MB must be at least 0 MB, got -1" in refused.stderr
+
+
+def test_the_web_process_builds_its_celery_tasks_when_it_starts():
+    """leaderboard.wsgi finalizes the Celery app: the first upload's message does not."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import leaderboard.wsgi; from leaderboard.celery import app;"
+            " print(app.finalized, 'leaderboard.tasks.score_submission' in app.tasks)",
+        ],
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.split() == ["True", "True"], result.stderr

@@ -59,14 +59,28 @@ def test_a_good_run_is_stored_scored_and_lands_on_its_page(
     assert round(submission.current_result().summary["map"], 3) == 0.740
 
 
-def test_a_large_upload_is_hashed_while_it_is_checked(client, library, participant, monkeypatch):
-    """A run spooled to a temporary file (over FILE_UPLOAD_MAX_MEMORY_SIZE) is hashed
-    from its own handle while the form checks it: the stored SHA-256 and size are the
-    file's, and the view does not read the file a third time to hash it."""
+@pytest.mark.parametrize("as_it_arrives", [True, False], ids=["handler", "form"])
+def test_a_large_upload_is_hashed_once(client, library, participant, monkeypatch, as_it_arrives):
+    """A run spooled to a temporary file (over FILE_UPLOAD_MAX_MEMORY_SIZE) is hashed as
+    it arrives (HashingUploadHandler, 1 MB pieces on a thread) or, with Django's own
+    handler, from its own handle while the form checks it: the stored SHA-256 and size
+    are the file's either way, and nothing reads the file again to hash it."""
+    from leaderboard.uploads import forms as upload_forms
+
     lines = b"".join(b"x%d Q0 d%d 1 1.5 system-B\n" % (i, i) for i in range(120_000))
     content = RUN_B + lines
     assert len(content) > 2_621_440
     monkeypatch.setattr(upload_views, "sha256_of", None)  # must not be called
+    if as_it_arrives:
+        monkeypatch.setattr(upload_forms, "sha256_of_path", None)  # nor this
+    else:
+        from django.conf import settings
+
+        monkeypatch.setattr(
+            settings,
+            "FILE_UPLOAD_HANDLERS",
+            ["django.core.files.uploadhandler.TemporaryFileUploadHandler"],
+        )
     client.force_login(participant)
     response = post_run(client, content, "big.txt")
     submission = Submission.objects.get()
