@@ -203,6 +203,13 @@ def test_collectstatic_with_production_settings_builds_the_manifest(tmp_path):
     assert list(tmp_path.glob("css/site.*.css"))
 
 
+def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """``python -c code`` from the project's root with exactly ``env``."""
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
 def celery_limits(**env: str) -> subprocess.CompletedProcess:
     """Import the settings in a fresh process with ``env``; print the Celery time limits."""
     return subprocess.run(
@@ -357,14 +364,7 @@ def test_a_scoring_worker_keeps_a_warm_heap_where_compose_says():
         "print(memory._heap_kept, anon() - before)"
     )
     for heap, kept in (("96", "True"), ("0", "False")):
-        result = subprocess.run(
-            [sys.executable, "-c", child],
-            cwd=ROOT,
-            env={**os.environ, "WORKER_HEAP_MB": heap},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        result = run_python(child, {**os.environ, "WORKER_HEAP_MB": heap})
         flag, grown = result.stdout.split()
         assert flag == kept, result.stderr
         assert (int(grown) >= 90) == (kept == "True")
@@ -374,17 +374,9 @@ def test_a_scoring_worker_keeps_a_warm_heap_where_compose_says():
 
 def test_the_web_process_builds_its_celery_tasks_when_it_starts():
     """leaderboard.wsgi finalizes the Celery app: the first upload's message does not."""
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import leaderboard.wsgi; from leaderboard.celery import app;"
-            " print(app.finalized, 'leaderboard.tasks.score_submission' in app.tasks)",
-        ],
-        cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"},
-        capture_output=True,
-        text=True,
-        timeout=60,
+    result = run_python(
+        "import leaderboard.wsgi; from leaderboard.celery import app;"
+        " print(app.finalized, 'leaderboard.tasks.score_submission' in app.tasks)",
+        {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"},
     )
     assert result.stdout.split() == ["True", "True"], result.stderr
