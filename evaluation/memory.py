@@ -150,14 +150,14 @@ def keep_heap(megabytes: int) -> bool:
     long-lived worker that scores large runs, so that they find their memory resident
     instead of faulting it in afresh (the JVM's ``AlwaysPreTouch``, and no uncommit).
 
-    glibc then serves every allocation from its one heap and never trims it (no
-    ``mmap``, no trim threshold, one arena; :func:`give_back_freed` does nothing), and
-    ``megabytes`` are allocated, written and freed here, so the heap holds them from the
-    start. The process's resident memory stays at its largest run's peak (or at
+    glibc then serves every allocation from its one heap and never trims it by itself
+    (no ``mmap``, no trim threshold, one arena; :func:`scoring_a_large_run` skips its
+    final trim), and ``megabytes`` are allocated, written and freed here, so the heap
+    holds them from the start. The process's resident memory stays at its largest run's peak (or at
     ``megabytes``): memory its host must have for that peak anyway. Where fresh memory
     is dear (a VM whose host takes freed pages back: ~2-3 ms per MB on the benchmark
     machine, 4 KB faults at ~0.5 us on bare metal), a 7M-line run scored in a fresh
-    worker: 3.95 -> ~2.7 s (docs/scaling.md, Sixth round). False, doing nothing, where
+    worker: 3.8-3.95 -> 2.2-2.6 s with 512 MB (docs/scaling.md, Sixth round). False, doing nothing, where
     the C library is not glibc or ``megabytes`` is 0."""
     global _heap_kept
     mallopt = _mallopt()
@@ -185,7 +185,9 @@ def heap_top_padded(pad: int = BODY_TOP_PAD) -> Iterator[None]:
     fault per 4 KB every time. A 292 MB upload took ~250,000 faults (1 GB) in the web
     process, 1.9 s of system time on the benchmark machine; with 64 MB of top pad, a few
     thousand (docs/scaling.md, Sixth round). The pad goes back to glibc's default
-    after; the next trim returns what is above it. Elsewhere (not glibc) nothing changes.
+    after; the next trim returns what is above it. Setting it also ends glibc's dynamic
+    mmap threshold for the process (as any mallopt of these does): it stays where it had
+    got to. Elsewhere (not glibc) nothing changes.
     """
     mallopt = _mallopt()
     if mallopt is None:

@@ -5,7 +5,9 @@ and the development site needs no broker at all. ``route`` (settings' ``task_rou
 puts scoring and comparing on queues of their own.
 """
 
+import logging
 import os
+import time
 
 from celery import Celery
 from celery.signals import celeryd_init, worker_process_init
@@ -58,10 +60,7 @@ def _keep_a_warm_heap(**kwargs) -> None:
     """``WORKER_HEAP_MB`` of heap touched now and kept, in each pool process (the one
     that scores): see :func:`evaluation.memory.keep_heap`."""
     if settings.WORKER_HEAP_MB:
-        import logging
-        import time
-
-        from evaluation.memory import keep_heap
+        from evaluation.memory import keep_heap  # numpy: not for the web process's import
 
         started = time.perf_counter()
         if keep_heap(settings.WORKER_HEAP_MB):

@@ -24,14 +24,15 @@ class LargeBodyMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if _content_length(request) <= settings.FILE_UPLOAD_MAX_MEMORY_SIZE:
+        if content_length(request) <= settings.FILE_UPLOAD_MAX_MEMORY_SIZE:
             return self.get_response(request)
         with heap_top_padded():
             return self.get_response(request)
 
 
-def _content_length(request: HttpRequest) -> int:
+def content_length(request: HttpRequest) -> int:
+    """The request's declared body size in bytes; 0 when absent or not a number."""
     try:
-        return int(request.META.get("CONTENT_LENGTH") or 0)
+        return max(int(request.META.get("CONTENT_LENGTH") or 0), 0)
     except ValueError:
         return 0

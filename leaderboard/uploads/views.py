@@ -21,6 +21,7 @@ from leaderboard.pages.shortcuts import visible_submission
 from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, SubmissionForm, max_upload_bytes
+from leaderboard.uploads.middleware import content_length
 
 STORE_DOWN = (
     "The file store is not answering right now, so your run was not stored (nothing "
@@ -89,7 +90,7 @@ def receive_run(
     already submitted the same bytes to this benchmark (``Outcome.existing`` is that run).
     """
     # Refuse an oversized body before Django spools it to disk.
-    if _content_length(request) > max_upload_bytes() + 1_048_576:
+    if content_length(request) > max_upload_bytes() + 1_048_576:
         refusal = f"The upload is larger than the limit of {max_upload_bytes() // 1048576} MB."
         return Outcome(413, refusal=refusal)
     if not benchmark.is_open:
@@ -133,13 +134,6 @@ def _hash(upload) -> tuple[str, int]:
     digest = sha256_of(upload.chunks())
     upload.seek(0)
     return digest
-
-
-def _content_length(request: HttpRequest) -> int:
-    try:
-        return max(int(request.META.get("CONTENT_LENGTH") or 0), 0)
-    except ValueError:
-        return 0
 
 
 def store_run(
