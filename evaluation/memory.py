@@ -27,8 +27,6 @@ import functools
 import os
 from collections.abc import Iterator
 
-import numpy as np
-
 __all__ = [
     "TRIM_LINES",
     "arrow_on_the_heap",
@@ -78,6 +76,8 @@ def without_huge_pages() -> Iterator[None]:
     kernel time per run on the benchmark machine, against ~0.5 s without
     (docs/engine.md, Speed). The flag is process-wide, so it is restored after.
     """
+    import numpy as np  # here: the command line's numpy-free path imports this module
+
     multiarray = getattr(getattr(np, "_core", None), "multiarray", None)
     setter = getattr(multiarray, "_set_madvise_hugepage", None)
     if setter is None:  # a numpy without the switch: nothing to do

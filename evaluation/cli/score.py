@@ -38,7 +38,7 @@ import os
 import sys
 
 from evaluation.cli.scorer import Scorer, small_plain
-from evaluation.measures.interpolation import MODES
+from evaluation.measures.levels import MODES
 from evaluation.memory import reusing_freed_memory, without_huge_pages
 from evaluation.trec.sources import TrecFormatError
 
@@ -106,8 +106,45 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Score a run as trec_eval does; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    # trec_eval accepts -M100 and -mP.5 glued; argparse does too, and -m may repeat
+    args = _parser().parse_args(argv)
+    runs = expand_runs(args.run)
+    result = _plain_result(args, runs)
+    if result is not None:  # read and scored without numpy
+        _print_text(result.to_trec_eval(per_need=args.q), result.warnings, result.run_id, False)
+        return 0
     with reusing_freed_memory():
-        return _score(argv)
+        return _score(args, runs)
+
+
+def _plain_result(args: argparse.Namespace, runs: list[str]):
+    """The numpy-free path's result (:mod:`evaluation.measures.plain`) for one small,
+    regular run and qrels in text, without ``-c`` and with the exact interpolation, or
+    None (the other paths answer, errors included)."""
+    if len(runs) != 1 or args.format != "text" or args.c or args.interpolation != "exact":
+        return None
+    from evaluation.trec.plain import PLAIN_BYTES, read_plain_qrels, read_plain_run
+
+    qrels, run = args.qrels, runs[0]
+
+    def content(path: str) -> bytes | None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(PLAIN_BYTES + 1)
+        except OSError:
+            return None  # the general path names it
+        return data if len(data) <= PLAIN_BYTES and data[:2] != b"\x1f\x8b" else None
+
+    judged = run_lines = None
+    if (data := content(qrels)) is not None:
+        judged = read_plain_qrels(data)
+    if judged is not None and (data := content(run)) is not None:
+        run_lines = read_plain_run(data, run)
+    if run_lines is None:
+        return None
+    from evaluation.measures.plain import score_plain
+
+    return score_plain(judged, run_lines, args.m, args.l, args.M)
 
 
 def expand_runs(paths: list[str]) -> list[str]:
@@ -133,10 +170,7 @@ def expand_runs(paths: list[str]) -> list[str]:
 _RUNID_LINE = "\n" + f"{'runid':<22}\tall\t"
 
 
-def _score(argv: list[str]) -> int:
-    # trec_eval accepts -M100 and -mP.5 glued; argparse does too, and -m may repeat
-    args = _parser().parse_args(argv)
-    runs = expand_runs(args.run)
+def _score(args: argparse.Namespace, runs: list[str]) -> int:
     # huge pages only cost where arrays are large: small inputs keep numpy's madvise
     # (a 250 x 1,000 run: ~15% faster, half the page faults); large ones go without
     if not all(small_plain(path) for path in (args.qrels, *runs)):

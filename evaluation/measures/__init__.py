@@ -29,9 +29,9 @@ pyarrow (docs/engine.md, Speed).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from evaluation.lazy import lazy_names
+
+TYPE_CHECKING = False  # typing's, without importing typing (~3 ms of a small run)
 
 if TYPE_CHECKING:
     from evaluation.measures.catalog import (

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evaluation.measures.levels import MODES, STANDARD_LEVELS, check_mode, exact_fraction
 from evaluation.measures.ranking import Ranking
 
 if TYPE_CHECKING:
@@ -36,21 +37,11 @@ if TYPE_CHECKING:
 __all__ = [
     "MODES",
     "STANDARD_LEVELS",
+    "check_mode",
     "interpolated_curve",
     "interpolated_precision",
     "precision_recall_points",
 ]
-
-STANDARD_LEVELS = ("0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0")
-#: the interpolation rules: the seed's exact definition, trec_eval 9.0.8's, 10.0's
-MODES = ("exact", "trec_eval-9", "trec_eval-10")
-
-
-def check_mode(mode: str) -> str:
-    """``mode`` if it is one of :data:`MODES`, else ValueError naming them."""
-    if mode not in MODES:
-        raise ValueError(f"interpolation must be one of {', '.join(MODES)}, not {mode!r}")
-    return mode
 
 
 def recall_cutoff(level: str, num_rel: np.ndarray, mode: str = "exact") -> np.ndarray:
@@ -65,7 +56,7 @@ def recall_cutoff(level: str, num_rel: np.ndarray, mode: str = "exact") -> np.nd
     """
     num_rel = np.asarray(num_rel, dtype=np.int64)
     if mode == "exact":
-        numerator, denominator = _exact_fraction(level)
+        numerator, denominator = exact_fraction(level)
         needed = -((-numerator * num_rel) // denominator)
     else:
         product = float(level) * num_rel.astype(np.float64)  # one rounding, as in C
@@ -77,21 +68,6 @@ def recall_cutoff(level: str, num_rel: np.ndarray, mode: str = "exact") -> np.nd
             needed = np.copysign(whole + (size - whole >= 0.5), product)
         needed = needed.astype(np.int64)
     return np.maximum(needed, 0)
-
-
-def _exact_fraction(level: str) -> tuple[int, int]:
-    """The decimal text as an exact fraction (numerator, denominator): ``"0.25"`` is
-    (25, 100). Plain decimals are read here; anything else (a sign, an exponent,
-    blanks) by :class:`fractions.Fraction`, whose import (with decimal) is ~4 ms of a
-    small run's 0.15 s; both give the same value (tests/evaluation/test_modes.py)."""
-    whole, _, decimals = level.partition(".")
-    digits = whole + decimals
-    if digits.isascii() and digits.isdigit():
-        return int(digits), 10 ** len(decimals)
-    from fractions import Fraction
-
-    fraction = Fraction(level)
-    return fraction.numerator, fraction.denominator
 
 
 def _suffix_max(values: np.ndarray, group: np.ndarray) -> np.ndarray:

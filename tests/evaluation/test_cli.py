@@ -128,6 +128,7 @@ def test_huge_pages_off_while_scoring_large_files_and_restored_after(
 
     import evaluation.cli.scorer as scorer
     import evaluation.measures.small as columns
+    import evaluation.trec.plain as plain
     import evaluation.trec.small as small
 
     seen = []
@@ -139,6 +140,7 @@ def test_huge_pages_off_while_scoring_large_files_and_restored_after(
 
         return spy
 
+    monkeypatch.setattr(plain, "PLAIN_BYTES", -1)  # numpy's paths (the numpy-free one has none)
     monkeypatch.setattr(scorer, "evaluate", spying(scorer.evaluate))  # the small path's
     monkeypatch.setattr(columns, "score_columns", spying(columns.score_columns))  # a large file's
     if large:
@@ -182,6 +184,7 @@ def test_freed_memory_reused_while_scoring_and_mmap_restored_after(monkeypatch, 
     import numpy as np
 
     import evaluation.cli.scorer as cli
+    import evaluation.trec.plain as plain
 
     seen = []
     real_evaluate = cli.evaluate
@@ -194,6 +197,7 @@ def test_freed_memory_reused_while_scoring_and_mmap_restored_after(monkeypatch, 
         return real_evaluate(*args, **kwargs)
 
     monkeypatch.setattr(cli, "evaluate", spy)
+    monkeypatch.setattr(plain, "PLAIN_BYTES", -1)  # the numpy paths (the numpy-free one has none)
     code, out, _ = run(capsys, "-m", "map", str(SUITE / "qrels.test"), str(SUITE / "results.test"))
     assert code == 0 and out == "map                   \tall\t0.1785\n"
     assert seen == [0]

@@ -22,7 +22,8 @@ from evaluation.measures import (
     interpolated_curve,
     relevant_ranks,
 )
-from evaluation.measures.interpolation import _exact_fraction, recall_cutoff
+from evaluation.measures.interpolation import recall_cutoff
+from evaluation.measures.levels import exact_fraction
 
 # (level, R) -> n for exact, trec_eval-9, trec_eval-10
 CUTOFFS = {
@@ -178,4 +179,4 @@ def test_gm_summaries_use_the_c_librarys_log_and_exp():
 def test_levels_read_as_exact_fractions(level):
     """The plain-decimal reader (no ``fractions`` import on a small run) gives the exact
     fraction :class:`fractions.Fraction` gives, and the other texts go to Fraction."""
-    assert Fraction(*_exact_fraction(level)) == Fraction(level)
+    assert Fraction(*exact_fraction(level)) == Fraction(level)

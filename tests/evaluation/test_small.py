@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import evaluation.trec.plain as plain
 import evaluation.trec.small as small
 from evaluation.__main__ import main
 from evaluation.cli.scorer import Scorer
@@ -46,9 +47,11 @@ def cli(capsys, args: list[str]) -> tuple[int, str, str]:
 def both_paths(capsys, monkeypatch, args: list[str]):
     """The command's (status, stdout, stderr) by the small path and by the general one,
     once the large-file path (the general readers' columns, no pandas) is seen to print
-    what the general path prints."""
-    fast = cli(capsys, args)
+    what the general path prints. The numpy-free path is off (tests/evaluation/test_plain.py
+    compares it with these)."""
     with monkeypatch.context() as patch:
+        patch.setattr(plain, "PLAIN_BYTES", -1)
+        fast = cli(capsys, args)
         patch.setattr(small, "SMALL_BYTES", -1)  # every file takes the general readers
         columnar = cli(capsys, args)
         patch.setattr(Scorer, "score_columns", lambda self, path: None)  # evaluate() only
