@@ -129,12 +129,17 @@ def _plain_result(args: argparse.Namespace, runs: list[str]):
 
     def content(path: str) -> bytes | None:
         try:
-            with open(path, "rb") as f:
+            with open(path, "rb", buffering=0) as f:  # unbuffered: one buffer, no copy
                 data = f.read(PLAIN_BYTES + 1)
         except OSError:
             return None  # the general path names it
         return data if len(data) <= PLAIN_BYTES and data[:2] != b"\x1f\x8b" else None
 
+    try:
+        if os.path.getsize(run) > PLAIN_BYTES:
+            return None  # before the qrels are read
+    except OSError:
+        return None
     judged = run_lines = None
     if (data := content(qrels)) is not None:
         judged = read_plain_qrels(data)

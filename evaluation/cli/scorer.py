@@ -61,10 +61,9 @@ class Scorer:
         if wanted and 0 <= _size(args.qrels) <= limit:
             from evaluation.measures.small import prepare_qrels
             from evaluation.trec.small import read_small_qrels
-            from evaluation.trec.sources import load
 
-            data, _ = load(args.qrels, None)
-            qrels = read_small_qrels(bytes(data)) if len(data) <= limit else None
+            data, _ = _content(args.qrels)
+            qrels = read_small_qrels(data) if len(data) <= limit else None
             self.small = prepare_qrels(qrels) if qrels is not None else None
         if self.small is None and args.format == "text":
             self.columns()  # a bad qrels file fails before any run is read
@@ -102,12 +101,11 @@ class Scorer:
         if self.small is None or not 0 <= _size(path) <= _small_bytes():
             return None
         from evaluation.trec.small import read_small_run
-        from evaluation.trec.sources import load
 
-        data, name = load(path, None)
+        data, name = _content(path)
         if len(data) > _small_bytes():  # a gzip file that expands past the limit
             return None
-        run = read_small_run(bytes(data), name)
+        run = read_small_run(data, name)
         if run is None:
             return None
         return evaluate(self.small, run, self.args.m, **self._flags())
@@ -149,6 +147,21 @@ class Scorer:
             complete=args.c,
             interpolation=args.interpolation,
         )
+
+
+def _content(path: str) -> tuple[bytes, str]:
+    """A small file's bytes (decompressed) and its name as the readers show it: a plain
+    file read straight into one ``bytes`` (``load`` maps a file past 1 MB, and the
+    small readers then copy it: a third more pages touched and 5-30 ms more for a
+    250 x 1,000 run's 8 MB)."""
+    from evaluation.trec.sources import GZIP_MAGIC, load
+
+    with open(path, "rb", buffering=0) as f:  # unbuffered: read() fills one buffer
+        if f.read(2) != GZIP_MAGIC:
+            f.seek(0)
+            return f.read(), path
+    data, name = load(path, None)
+    return bytes(data), name
 
 
 def _small_bytes() -> int:

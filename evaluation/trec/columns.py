@@ -263,13 +263,17 @@ def _fixed_width_hash(rows: np.ndarray) -> np.ndarray:
 _HASH_SLICE = 1 << 18
 
 
-def span_hash(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def span_hash(
+    data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, padded: np.ndarray | None = None
+) -> np.ndarray:
     """:func:`string_hash` of the byte spans ``data[start : start + length]`` (uint8
     ``data``, no NUL byte in a span): the Arrow columns' hash, and the small-file
-    reader's, which hashes fields where they lie in the file."""
+    reader's, which hashes fields where they lie in the file. ``padded``: ``data``
+    followed by at least 8 zeros, when the caller has such a copy (else one is made)."""
     end = len(data)
-    padded = np.zeros(end + 8, np.uint8)
-    padded[:end] = data
+    if padded is None or len(padded) < end + 8:
+        padded = np.zeros(end + 8, np.uint8)
+        padded[:end] = data
     words = np.ndarray((end + 1,), ">u8", padded, strides=(1,))
     prime = np.uint64(0x100000001B3)
     hashed = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)

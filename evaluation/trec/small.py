@@ -68,7 +68,10 @@ class Fields:
         return all(bool(np.all(self.raw[start + k] == byte)) for k, byte in enumerate(value))
 
     def hashes(self, column: int) -> np.ndarray:
-        return span_hash(self.raw, self.start[:, column], self.length[:, column])
+        """The column's :func:`~evaluation.trec.columns.span_hash`, over the padded copy
+        the numbers were read from (no second copy of the file)."""
+        start, length = self.start[:, column], self.length[:, column]
+        return span_hash(self.raw, start, length, self._padded(8))
 
     def matrix(self, column: int, width: int | None = None, rows=None) -> np.ndarray:
         """The column's fields (of ``rows``: all by default) as rows of ``width`` bytes
