@@ -20,6 +20,9 @@ table with a ``run`` column (the file) and a ``runid`` column, ``--format json``
 of the single-run objects, each with its ``run``. A bad run is reported on stderr and
 skipped, and the exit status is that of the worst failure (1, an unknown measure, stops).
 
+One small run (up to :data:`~evaluation.trec.plain.PLAIN_BYTES`, text output, trec_eval's
+``official`` measures or ``recall``) is read and scored without numpy
+(:mod:`evaluation.measures.plain`: numpy's import is most of such a run's time).
 Small files (up to :data:`~evaluation.trec.small.SMALL_BYTES`, text output) are read
 and scored by the numpy-only path (:mod:`evaluation.trec.small`,
 :mod:`evaluation.measures.small`), which never imports pandas or pyarrow; what that

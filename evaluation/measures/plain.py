@@ -1,8 +1,8 @@
 """The command line's numpy-free path: one small run (:data:`~evaluation.trec.plain.PLAIN_BYTES`)
 read (:mod:`evaluation.trec.plain`), ranked and scored with the standard library, for
 the common measures. A TREC track's run (50 needs x 1,000 documents) is done in about the
-time numpy takes to import (0.08-0.11 s of the numpy path's 0.14 s on the benchmark
-machine, docs/engine.md, Tenth round).
+time numpy takes to import (0.08-0.11 s of the numpy path's 0.15-0.18 s on the
+benchmark machine: 0.11 s in all, docs/engine.md, Tenth round).
 
 Hand-written for that reason only, and narrow: trec_eval's measure syntax for the
 ``official`` set and its members plus ``recall`` (:data:`PLAIN_MEASURES`; any other
@@ -14,9 +14,9 @@ order: :func:`_sum`), so the values are the same doubles; the tests compare the 
 with the numpy paths' byte for byte (``tests/evaluation/test_plain.py``).
 
 Ranking (:mod:`evaluation.measures.ranking`): a need's lines by score descending, ties
-by doc id descending in byte order (a need whose scores fall strictly down the file
-keeps the file's order); only needs both judged and run are scored, in byte order of
-their ids.
+by doc id descending in byte order (a need whose scores fall down the file keeps the
+file's order but for its ties); only needs both judged and run are scored, in byte
+order of their ids.
 """
 
 from __future__ import annotations
