@@ -20,6 +20,7 @@ from evaluation.__main__ import main
 from evaluation.measures import catalog
 from evaluation.measures.plain import OFFICIAL, PLAIN_MEASURES, plain_requests
 from evaluation.trec.plain import read_plain_qrels, read_plain_run
+from tests.evaluation.texts import ids, numbers, written
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "tests" / "fixtures" / "trec_eval-suite"
@@ -59,14 +60,6 @@ def took_plain(args: list[str]) -> bool:
 
 
 # ---------------------------------------------------------------- generated inputs
-
-ids = st.text(alphabet="abcXYZ019_-.:/", min_size=1, max_size=12)
-numbers = st.one_of(
-    st.integers(-3, 40).map(str),
-    st.sampled_from(["1.5", "1.50", "01.5", "-0", "0.0", "-0.0", "1e1", "1E-1", "1e+1", ".5",
-                     "5.", "-.25", "2.5e-0", "3.14159265358979323846", "123456789012.125"]),
-    st.floats(-1e6, 1e6, allow_nan=False, width=64).map(repr),
-)  # fmt: skip
 
 
 @st.composite
@@ -113,11 +106,7 @@ def collections(draw):
 def test_plain_path_prints_what_the_numpy_paths_print(
     capsys, monkeypatch, tmp_path_factory, collection, flags
 ):
-    qrels_text, run_text = collection
-    folder = tmp_path_factory.mktemp("plain")
-    qrels, run = folder / "qrels.txt", folder / "run.txt"
-    qrels.write_text(qrels_text)
-    run.write_text(run_text)
+    qrels, run = written(tmp_path_factory, collection, "plain")
     args = [*flags, str(qrels), str(run)]
     assert took_plain(args)  # regular files, measures it computes: it answers
     done = outputs(capsys, monkeypatch, args)

@@ -20,6 +20,7 @@ import evaluation.trec.small as small
 from evaluation.__main__ import main
 from evaluation.cli.scorer import Scorer
 from evaluation.trec.small import read_small_qrels, read_small_run
+from tests.evaluation.texts import ids, numbers, written
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "tests" / "fixtures" / "trec_eval-suite"
@@ -62,13 +63,6 @@ def both_paths(capsys, monkeypatch, args: list[str]):
 
 # ---------------------------------------------------------------- generated inputs
 
-ids = st.text(alphabet="abcXYZ019_-.:/", min_size=1, max_size=30)
-numbers = st.one_of(
-    st.integers(-3, 40).map(str),
-    st.sampled_from(["1.5", "1.50", "01.5", "-0", "0.0", "-0.0", "1e1", "1E-1", "1e+1", ".5",
-                     "5.", "-.25", "2.5e-0", "3.14159265358979323846", "123456789012.125"]),
-    st.floats(-1e6, 1e6, allow_nan=False, width=64).map(repr),
-)  # fmt: skip
 blanks = st.sampled_from([" ", "\t", "  ", " \t "])
 
 
@@ -106,11 +100,7 @@ def collections(draw):
 def test_small_path_prints_what_the_general_path_prints(
     capsys, monkeypatch, tmp_path_factory, collection, flags
 ):
-    qrels_text, run_text = collection
-    folder = tmp_path_factory.mktemp("small")
-    qrels, run = folder / "qrels.txt", folder / "run.txt"
-    qrels.write_text(qrels_text)
-    run.write_text(run_text)
+    qrels, run = written(tmp_path_factory, collection, "small")
     fast, general = both_paths(capsys, monkeypatch, [*flags, str(qrels), str(run)])
     assert fast == general
 
