@@ -106,8 +106,8 @@ def _numbers(tokens: list[bytes], data: bytes) -> list[float] | None:
 class PlainRun:
     """A run as the numpy-free scorer reads it: ``needs``, for each need (in order of
     first appearance) its lines' doc ids, scores and file ranks in file order (None: 1,
-    2, 3 ...); ``tag``
-    (the last line's) and ``warnings``, as :class:`~evaluation.trec.Run` has them."""
+    2, 3 ...); ``tag`` (the last line's) and ``warnings``, as
+    :class:`~evaluation.trec.Run` has them."""
 
     __slots__ = ("needs", "tag", "warnings")
 
