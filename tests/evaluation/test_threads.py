@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 import evaluation.measures.ranking as ranking
 import evaluation.trec.columns as columns
 import evaluation.trec.parsing as parsing
+import evaluation.trec.plain as plain
 import evaluation.trec.small as small
 
-from .test_small import FLAGS, cli, collections
+from .test_small import FLAGS, SUITE, cli, collections
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
@@ -23,7 +24,8 @@ def test_work_on_two_threads_prints_what_one_thread_prints(
 ):
     """Generated files by the general readers (large-file path), once as they come and once
     cut into pieces of a few lines (each piece a chunk of every column, the next piece's
-    check on a thread) with every split taken from one row up on two CPUs."""
+    check on a thread) with every split taken from one row up on two CPUs (the measures
+    computed two at a time included)."""
     qrels_text, run_text = collection
     folder = tmp_path_factory.mktemp("threads")
     qrels, run = folder / "qrels.txt", folder / "run.txt"
@@ -32,6 +34,7 @@ def test_work_on_two_threads_prints_what_one_thread_prints(
     args = [*flags, str(qrels), str(run)]
     with monkeypatch.context() as patch:
         patch.setattr(small, "SMALL_BYTES", -1)  # the general readers
+        patch.setattr(plain, "PLAIN_BYTES", -1)  # (not the numpy-free path, which has none)
         patch.setattr(columns, "THREAD_ROWS", 1 << 60)  # nothing split
         alone = cli(capsys, args)
         patch.setattr(columns, "THREAD_ROWS", 1)
@@ -58,3 +61,27 @@ def test_an_error_on_the_second_thread_is_raised_on_the_callers(monkeypatch):
     with pytest.raises(ZeroDivisionError):
         failing()
     assert columns.in_background(lambda: 42)() == 42
+
+
+def test_a_bad_measure_fails_the_same_when_measures_go_two_at_a_time(capsys, monkeypatch):
+    """A refused parameter (``P.0``) raised on a measure thread stops the command with
+    the message it gives alone, and the other measures' thread is waited for."""
+    args = [
+        "-m",
+        "map",
+        "-m",
+        "P.0",
+        "-m",
+        "bpref",
+        str(SUITE / "qrels.test"),
+        str(SUITE / "results.test"),
+    ]
+    with monkeypatch.context() as patch:
+        patch.setattr(plain, "PLAIN_BYTES", -1)
+        patch.setattr(columns, "THREAD_ROWS", 1 << 60)
+        alone = cli(capsys, args)
+        patch.setattr(columns, "THREAD_ROWS", 1)
+        patch.setattr(columns, "_cpus", lambda: 2)
+        split = cli(capsys, args)
+    assert split == alone
+    assert alone[0] == 1 and "cutoffs must be positive" in alone[2] and alone[1] == ""
