@@ -28,7 +28,6 @@ __all__ = [
     "read_plain_qrels",
     "read_plain_run",
     "non_increasing",
-    "strictly_decreasing",
     "strictly_increasing",
 ]
 
@@ -198,13 +197,8 @@ def read_plain_qrels(data: bytes) -> dict[bytes, dict[bytes, int]] | None:
     return judged
 
 
-def strictly_decreasing(values: list[float]) -> bool:
-    """Whether each value is below the one before it (C's loop, not Python's)."""
-    return all(map(operator.gt, values, values[1:]))
-
-
 def non_increasing(values: list[float]) -> bool:
-    """Whether no value is above the one before it."""
+    """Whether no value is above the one before it (C's loop, not Python's)."""
     return all(map(operator.ge, values, values[1:]))
 
 

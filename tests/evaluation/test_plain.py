@@ -14,10 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evaluation.cli.score as score
+import evaluation.measures.plain as plain_measures
 import evaluation.trec.plain as plain
 import evaluation.trec.small as small
 from evaluation.__main__ import main
-from evaluation.measures import catalog
+from evaluation.measures import catalog, definitions
 from evaluation.measures.plain import OFFICIAL, PLAIN_MEASURES, plain_requests
 from evaluation.trec.plain import read_plain_qrels, read_plain_run
 from tests.evaluation.texts import ids, numbers, written
@@ -233,6 +234,7 @@ def test_its_measures_are_the_catalogs_in_the_catalogs_order():
         if m.name in PLAIN_MEASURES:
             assert PLAIN_MEASURES[m.name] == (m.kind, m.defaults), m.name
     assert OFFICIAL == catalog.OFFICIAL
+    assert plain_measures.MIN_GEO_MEAN == definitions.MIN_GEO_MEAN  # gm_map's floor
 
 
 def test_requests_read_as_the_catalogs_parser_reads_them():
