@@ -56,7 +56,8 @@ def test_errors_carry_the_servers_json_and_a_409_names_the_existing_run():
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/uploads/"):
             return httpx.Response(501, json={"error": "post the file", "details": {}})
-        if b"bad" in request.read():
+        # the name, not a stray "bad" in the random boundary or the gzipped bytes
+        if b"\r\n\r\nrefused-by-the-server\r\n" in request.read():
             return httpx.Response(400, json={"error": "run.txt:2: 5 columns", "details": {}})
         return httpx.Response(
             409, json={"error": "already there", "details": {"existing": existing}}
@@ -67,7 +68,7 @@ def test_errors_carry_the_servers_json_and_a_409_names_the_existing_run():
         client.submit("lib", b"q1 Q0 d1 1 1.0 t\n")
     assert conflict.value.existing == existing and "api/submissions/3/" in str(conflict.value)
     with pytest.raises(ApiError) as refused:
-        client.submit("lib", b"q1 Q0 d1 1 1.0 t\n", name="bad")  # the name is not gzipped
+        client.submit("lib", b"q1 Q0 d1 1 1.0 t\n", name="refused-by-the-server")
     assert refused.value.status == 400 and refused.value.error == "run.txt:2: 5 columns"
 
 
