@@ -8,7 +8,9 @@ browser streams it, and times each stage until it is on the leaderboard (scored:
 board's own query lists it) and compared with all 300 runs (its significance marks).
 With Redis on localhost the run is scored by a real Celery worker process (one worker,
 concurrency 1, with docker-compose's ``WORKER_HEAP_MB`` unless the environment sets
-one); otherwise in the web process. Prints a table, with the worker's own scoring and
+one; the worker reads the judgments as it starts, as WORKER_READ_AHEAD has it, a row of
+its own: ``WORKER_READ_AHEAD=0`` leaves them to the scoring task); otherwise in the web
+process. Prints a table, with the worker's own scoring and
 comparing task times (from its log) and its peak memory (VmHWM of the worker and its
 pool process). ``BENCH_DATABASE`` (dropped and recreated; default ``bench_platform``) and
 ``BENCH_REDIS_DB`` (default 13) let sessions sharing a machine keep apart.
@@ -177,6 +179,13 @@ def task_times(log: Path) -> list[tuple[str, float]]:
     ]
 
 
+def read_ahead(log: Path) -> float | None:
+    """Seconds the worker took to read the judgments ahead as it started (WORKER_READ_AHEAD),
+    None if it did not."""
+    found = re.search(r"judgments read ahead in ([0-9.]+) s", log.read_text(errors="replace"))
+    return float(found.group(1)) if found else None
+
+
 def scoring_stages(log: Path) -> list[tuple[str, float]]:
     """(stage, seconds) of the scoring task, from the line ``scoring.score`` logs."""
     found = re.search(
@@ -281,6 +290,9 @@ def bench(args: argparse.Namespace, media: str) -> None:
                 raise SystemExit("the worker did not start")
             time.sleep(0.1)
         time.sleep(1)  # its pool process touches its heap after the main process is ready
+        ahead = read_ahead(Path(media) / "worker.log")
+        if ahead is not None:
+            rows.append(("worker start: judgments read ahead (setup)", ahead))
     from django.contrib.auth import get_user_model
 
     user = get_user_model().objects.create_user("uploader", password="x")

@@ -540,6 +540,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # (evaluation.memory.keep_heap): large runs find their memory resident. 0: glibc's
 # defaults, the heap handed back after each large run. docker-compose sets 512.
 WORKER_HEAP_MB = at_least("WORKER_HEAP_MB", env_int("WORKER_HEAP_MB", 0), 0, "MB")
+# Benchmarks (open ones, the most recently submitted to first) whose latest judgments a
+# worker consuming the score queue reads as it starts, so a fresh worker's first run does
+# not wait for them (at most 4: the cache's size). 0: read when the first run needs them.
+WORKER_READ_AHEAD = at_least("WORKER_READ_AHEAD", env_int("WORKER_READ_AHEAD", 4), 0, "benchmarks")
 # The longest task (scoring a 7M-line run and comparing it with every other run) takes
 # well under a minute; the visibility timeout must exceed it or Redis redelivers a task
 # that is still running.

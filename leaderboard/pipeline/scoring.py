@@ -21,14 +21,15 @@ import numpy as np
 import pandas as pd
 from django.conf import settings
 from django.db import DatabaseError, connections, transaction
+from django.db.models import F, Max
 from django.utils import timezone
 
 from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.memory import scoring_a_large_run
 from evaluation.trec import TrecFormatError, read_qrels, read_run
-from leaderboard.models import Judgments, MeasureVector, Result, Submission
+from leaderboard.models import Benchmark, Judgments, MeasureVector, Result, Submission
 from leaderboard.pipeline.coverage import coverage_warnings
-from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
+from leaderboard.pipeline.files import StorageUnavailable, local_copy, max_uncompressed_bytes
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,35 @@ def _qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> p
     storage = Judgments._meta.get_field("file").storage
     with local_copy((storage, stored_name)) as path:
         return read_qrels(path, name=name, max_bytes=max_bytes)
+
+
+def read_ahead_judgments(limit: int) -> list[str]:
+    """Read the latest judgments of up to ``limit`` benchmarks open for submissions (the
+    most recently submitted to first; no more than the cache holds) into this process's
+    cache, so the first run a fresh worker scores does not wait for them (700,000
+    judgments: 0.24 s from local disk, more from a bucket). Returns the benchmarks' slugs.
+
+    A file that cannot be read now is logged and skipped: the first run scored against
+    it reads it again and fails with the reason, as it did before.
+    """
+    limit = min(limit, _qrels_cached.cache_info().maxsize or 0)
+    if limit <= 0:
+        return []
+    benchmarks = (
+        Benchmark.objects.filter(is_open=True, judgments__isnull=False)
+        .annotate(last_run=Max("submissions__created"))
+        .order_by(F("last_run").desc(nulls_last=True), "-created")[:limit]
+    )
+    read = []
+    for benchmark in benchmarks:
+        judgments = benchmark.latest_judgments
+        try:
+            load_qrels(judgments)
+        except (TrecFormatError, OSError, ValueError, StorageUnavailable) as error:
+            log.warning("judgments of %s not read ahead: %s", benchmark.slug, error)
+        else:
+            read.append(benchmark.slug)
+    return read
 
 
 def display_name(stored) -> str:
