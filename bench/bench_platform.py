@@ -11,8 +11,10 @@ concurrency 1, with docker-compose's ``WORKER_HEAP_MB`` unless the environment s
 one; the worker reads the judgments as it starts, as WORKER_READ_AHEAD has it, a row of
 its own: ``WORKER_READ_AHEAD=0`` leaves them to the scoring task); otherwise in the web
 process. Prints a table, with the worker's own scoring and
-comparing task times (from its log) and its peak memory (VmHWM of the worker and its
-pool process). ``BENCH_DATABASE`` (dropped and recreated; default ``bench_platform``) and
+comparing task times (from its log), its peak memory (VmHWM of the worker and its
+pool process) and, right after, the command line on the same files with the worker's
+measures (plus the worker's storing: what the scoring task is held to).
+``BENCH_DATABASE`` (dropped and recreated; default ``bench_platform``) and
 ``BENCH_REDIS_DB`` (default 13) let sessions sharing a machine keep apart.
 
     .venv/bin/python bench/bench_platform.py [--runs 300] [--needs 7000] [--docs 1000]
@@ -196,6 +198,26 @@ def scoring_stages(log: Path) -> list[tuple[str, float]]:
         return []
     names = ("reading the run and qrels", "the measures", "storing the result")
     return [(name, float(value)) for name, value in zip(names, found.groups(), strict=True)]
+
+
+# The command line's equivalent of what the worker stores (every catalog measure, -c).
+WORKER_MEASURES = ["-c", "-m", "all_trec", "-m", "recip_rank_cut", "-m", "judged"]
+
+
+def command_line(qrels: Path, run: Path, repeats: int = 3) -> float:
+    """Median wall seconds of ``python -m evaluation`` scoring the bench's own files with
+    the worker's measures (a whole process, imports included), measured right after the
+    worker, so that its scoring task is compared with the command line at the same
+    moment of a VM whose speed drifts by 20-40% within an hour."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "evaluation", *WORKER_MEASURES, str(qrels), str(run)],
+            cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        times.append(time.perf_counter() - started)
+    return sorted(times)[len(times) // 2]
 
 
 def peak_memory(pid: int) -> int:
@@ -384,6 +406,12 @@ def bench(args: argparse.Namespace, media: str) -> None:
         if worker is not None:
             worker.terminate()
             worker.wait(30)
+    if worker is not None:  # the web process and the worker stopped: the machine as it scored
+        cli = command_line(qrels_path, run_path)
+        rows.append(("command line on the same files, the worker's measures (median of 3)", cli))
+        stored = dict(rows).get("worker: of which storing the result")
+        if stored is not None:
+            rows.append(("the same plus the worker's storing", cli + stored))
     cpu = next(
         (
             line.split(":", 1)[1].strip()
