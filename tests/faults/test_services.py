@@ -419,6 +419,8 @@ def test_postgres_restarted_while_a_run_is_scored_the_run_ends_scored(
         assert row[1] >= 2  # claimed again by the retry
         retries = log.count("Retry in")
         assert retries >= 1
+        # the worker logs the task's success a moment after the row is stored
+        wait_until(lambda: scored_lines(worker), 10, "the success line")
         assert len(scored_lines(worker)) == 1
         assert web_after == 200  # reconnected (CONN_HEALTH_CHECKS), not a 500
         print(

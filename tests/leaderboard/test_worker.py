@@ -207,6 +207,8 @@ def test_the_sweep_never_takes_a_run_from_a_live_task(
     assert submission.status == "scored", submission.failure_reason
     assert submission.attempts == 1 and submission.results.count() == 1
     assert submission.lease_until is None
+    # the worker logs the task's success a moment after the row is stored
+    wait_for(lambda: scored_lines(worker), timeout=10, what="the success line")
     assert len(scored_lines(worker)) == 1
 
 
