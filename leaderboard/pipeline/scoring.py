@@ -47,7 +47,8 @@ def read_ahead_judgments(limit: int) -> list[str]:
     """Read the latest judgments of up to ``limit`` benchmarks open for submissions (the
     most recently submitted to first; no more than the cache holds) into this process's
     cache, so the first run a fresh worker scores does not wait for them (700,000
-    judgments: 0.24 s from local disk, more from a bucket). Returns the benchmarks' slugs.
+    judgments: 0.1-0.2 s from local disk, within the bench's noise; more from a bucket,
+    whose file is downloaded first). Returns the benchmarks' slugs.
 
     A file that cannot be read now is logged and skipped: the first run scored against
     it reads it again and fails with the reason, as it did before.
