@@ -14,7 +14,7 @@ from django.utils import timezone
 from leaderboard.models import Benchmark, Submission
 from leaderboard.pipeline.loading import load_judgments
 from leaderboard.pipeline.scoring import _qrels_cached, load_qrels, read_ahead_judgments
-from tests.leaderboard.workers import Worker, wait_for
+from tests.leaderboard.workers import Worker, free_port, wait_for
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
@@ -56,10 +56,20 @@ def test_open_judged_benchmarks_are_read_the_latest_submitted_to_first(cold_cach
 
     assert read_ahead_judgments(2) == ["recent", "busy"]
     assert _qrels_cached.cache_info().currsize == 2
-    # Never more than the cache holds (4), so nothing read ahead pushes out another.
     assert read_ahead_judgments(10) == ["recent", "busy", "quiet"]
     assert _qrels_cached.cache_info().currsize == 3
     assert read_ahead_judgments(0) == []
+
+
+@pytest.mark.django_db
+def test_never_more_than_the_cache_holds(cold_cache, participant):
+    """Five eligible benchmarks, a limit of ten: the four latest submitted to are read, so
+    nothing read ahead pushes another out of the cache (maxsize 4)."""
+    for minutes_ago, slug in enumerate(["e", "d", "c", "b", "a"]):
+        _submitted(_benchmark(slug), participant, minutes_ago=minutes_ago + 1)
+    assert _qrels_cached.cache_info().maxsize == 4
+    assert read_ahead_judgments(10) == ["e", "d", "c", "b"]
+    assert _qrels_cached.cache_info().currsize == 4
 
 
 @pytest.mark.django_db
@@ -89,9 +99,11 @@ def test_a_file_that_cannot_be_read_is_skipped_and_named(cold_cache, caplog):
 def worker_log(queue, settings, tmp_path):
     started: list[Worker] = []
 
-    def start(consume: list[str]) -> Path:
+    def start(consume: list[str], extra_env: dict | None = None) -> Path:
         log = tmp_path / f"worker{len(started)}.log"
-        started.append(Worker(queue, settings.MEDIA_ROOT, log, consume=consume))
+        started.append(
+            Worker(queue, settings.MEDIA_ROOT, log, consume=consume, extra_env=extra_env)
+        )
         started[-1].wait_ready()
         return log
 
@@ -130,3 +142,15 @@ def test_a_fresh_workers_pool_process_scores_from_what_it_read_as_it_started(
 def test_a_worker_on_the_compare_queue_alone_reads_nothing(queue, worker_log, library):
     log = worker_log([f"{queue}.compare"])
     assert "ready." in log.read_text() and "read ahead" not in log.read_text()
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_whose_database_does_not_answer_still_starts(queue, worker_log, library):
+    """Nothing listens on the port: the read-ahead logs why it read nothing and the worker
+    comes up anyway (its first run reads the judgments, or fails and is retried)."""
+    nowhere = f"postgres://postgres@127.0.0.1:{free_port()}/nowhere"
+    log = worker_log([f"{queue}.score"], extra_env={"DATABASE_URL": nowhere})
+    text = log.read_text()
+    assert "judgments not read ahead:" in text and "ready." in text
+    assert "judgments read ahead in" not in text
