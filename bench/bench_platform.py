@@ -14,7 +14,7 @@ process. Prints a table, with the worker's own scoring and
 comparing task times (from its log), its peak memory (VmHWM of the worker and its
 pool process) and, right after, the command line on the same files with the worker's
 measures (plus the worker's storing: what the scoring task is held to), and the same
-run rescored by the warm worker once all else is idle.
+run rescored by the warm worker once all else is idle (with that task's own peak).
 ``BENCH_DATABASE`` (dropped and recreated; default ``bench_platform``) and
 ``BENCH_REDIS_DB`` (default 13) let sessions sharing a machine keep apart.
 
@@ -239,23 +239,44 @@ def command_line(qrels: Path, run: Path, repeats: int = 3) -> float:
     return sorted(times)[len(times) // 2]
 
 
-def peak_memory(pid: int) -> int:
-    """The largest peak resident set (VmHWM, kB) of ``pid`` and its child processes (the
-    prefork pool's process does the work); 0 where /proc cannot say."""
-    peak = 0
-    pids = [pid]
+def _process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (the prefork pool's process does the work)."""
+    found, pids = [], [pid]
     while pids:
         current = pids.pop()
+        found.append(current)
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        pids.extend(int(child) for child in children)
+    return found
+
+
+def peak_memory(pid: int) -> int:
+    """The largest peak resident set (VmHWM, kB) of ``pid`` and its child processes; 0
+    where /proc cannot say."""
+    peak = 0
+    for current in _process_tree(pid):
         try:
             status = Path(f"/proc/{current}/status").read_text()
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
         except OSError:
             continue
         for line in status.splitlines():
             if line.startswith("VmHWM:"):
                 peak = max(peak, int(line.split()[1]))
-        pids.extend(int(child) for child in children)
     return peak
+
+
+def reset_peak_memory(pid: int) -> bool:
+    """Start ``pid``'s and its children's VmHWM again from their resident set now (Linux's
+    ``clear_refs`` 5), so the next peak read is the next task's own; False if refused."""
+    try:
+        for current in _process_tree(pid):
+            Path(f"/proc/{current}/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
 
 
 def main() -> None:
@@ -418,7 +439,11 @@ def bench(args: argparse.Namespace, media: str) -> None:
             peak = peak_memory(worker.pid)
             if peak:
                 rows.append(("peak worker memory (MB, not seconds)", peak / 1024))
+            reset = reset_peak_memory(worker.pid)
             rows.extend(scored_again(submission, Path(media) / "worker.log"))
+            peak = peak_memory(worker.pid)
+            if reset and peak:
+                rows.append(("peak worker memory, again (MB, not seconds)", peak / 1024))
     finally:
         http.close()
         web.terminate()

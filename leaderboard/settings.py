@@ -538,7 +538,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # MB of heap a worker's pool process touches when it starts and keeps for good
 # (evaluation.memory.keep_heap): large runs find their memory resident. 0: glibc's
-# defaults, the heap handed back after each large run. docker-compose sets 512.
+# defaults, the heap handed back after each large run. docker-compose sets 640.
 WORKER_HEAP_MB = at_least("WORKER_HEAP_MB", env_int("WORKER_HEAP_MB", 0), 0, "MB")
 # Benchmarks (open ones, the most recently submitted to first) whose latest judgments a
 # worker consuming the score queue reads as it starts, so a fresh worker's first run does

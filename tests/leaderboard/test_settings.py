@@ -349,8 +349,8 @@ def test_a_scoring_worker_keeps_a_warm_heap_where_compose_says():
     """WORKER_HEAP_MB: each pool process (worker_process_init) touches and keeps that
     much heap; docker-compose gives it to the workers that score, not the web process."""
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
-    assert services["worker"]["environment"]["WORKER_HEAP_MB"] == 512
-    assert services["score-worker"]["environment"]["WORKER_HEAP_MB"] == 512
+    assert services["worker"]["environment"]["WORKER_HEAP_MB"] == 640
+    assert services["score-worker"]["environment"]["WORKER_HEAP_MB"] == 640
     assert "WORKER_HEAP_MB" not in services["web"]["environment"]
     assert services["worker"]["environment"]["CELERY_BROKER_URL"]  # the shared ones too
     child = (
