@@ -155,14 +155,15 @@ def keep_heap(megabytes: int) -> bool:
     final trim), and ``megabytes`` are allocated, written and freed here, so the heap
     holds them from the start. The trim after a large run's parse (:func:`give_back_freed`)
     still hands the heap's free pages back, so between runs the resident memory stays
-    near what the run's last stage used (640 MB kept: ~870 MB at start, ~1,000 after a
-    7M-line run, each run after the same; without that trim it grew by ~100 MB a run:
-    docs/scaling.md, Ninth round). Where fresh memory
-    is dear (a VM whose host takes freed pages back: ~2-3 ms per MB on the benchmark
-    machine, 4 KB faults at ~0.5 us on bare metal), a 7M-line run scored in a fresh
-    worker: 3.8-3.95 -> 2.2-2.6 s with 512 MB (docs/scaling.md, Sixth round); 640 MB, as
-    docker-compose sets, also holds that run's measures (Ninth round). False, doing nothing, where
-    the C library is not glibc or ``megabytes`` is 0."""
+    near what the run's last stage used (640 MB kept: ~870 MB at start, ~1,000 MB after
+    a 7M-line run and after each one that follows; without that trim it grew by ~100 MB
+    a run: docs/scaling.md, Ninth round).
+
+    Where fresh memory is dear (a VM whose host takes freed pages back: ~2-3 ms per MB on
+    the benchmark machine, 4 KB faults at ~0.5 us on bare metal), a 7M-line run scored in
+    a fresh worker: 3.8-3.95 -> 2.2-2.6 s with 512 MB (docs/scaling.md, Sixth round); 640
+    MB, as docker-compose sets, also holds that run's measures (Ninth round). False,
+    doing nothing, where the C library is not glibc or ``megabytes`` is 0."""
     global _heap_kept
     mallopt = _mallopt()
     if mallopt is None or megabytes <= 0:
