@@ -26,6 +26,7 @@ from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, RunLines, rank_run
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import need_warnings, score_ranking, trec_eval_text
+from evaluation.trec.columnar import RunColumns, needs_present
 from evaluation.trec.columns import codes_present
 from evaluation.trec.inputs import as_qrels, as_run
 from evaluation.trec.readers import Run
@@ -148,9 +149,26 @@ def _run_needs(frame: pd.DataFrame) -> set[str]:
     return set(map(str, pd.unique(need_column.astype(str))))
 
 
+def _lines_of(run) -> tuple[RunLines, str, list[str], set[str]]:
+    """A run, a frame or anything :func:`~evaluation.trec.inputs.as_run` takes: its lines,
+    tag, warnings and needs."""
+    if not (isinstance(run, pd.DataFrame) and {"need_id", "doc_id", "score"} <= set(run.columns)):
+        run = as_run(run)
+    if isinstance(run, Run):
+        frame, run_id, warnings = run.frame, run.tag, list(run.warnings)
+    else:
+        frame, warnings = run, []
+        run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
+    # The ranking holds all the measures need: rank_run lets each of the run's columns
+    # (~500 MB for 7M lines of 28-byte doc ids) go once it has used it, unless the caller
+    # still holds the run, so this frame lets go of them first.
+    lines = RunLines.of(frame, run.doc_hashes() if isinstance(run, Run) else None)
+    return lines, run_id, warnings, _run_needs(frame)
+
+
 def evaluate(
     qrels: pd.DataFrame | object,
-    run: Run | pd.DataFrame | object,
+    run: Run | RunColumns | pd.DataFrame | object,
     measures: Sequence[str] | None = None,
     relevance_level: int = 1,
     max_depth: int | None = None,
@@ -181,7 +199,9 @@ def evaluate(
     column names), a ``{need: {doc: value}}`` dict, a ranx ``Run``/``Qrels``, ir_measures
     ``ScoredDoc``/``Qrel`` tuples (:mod:`evaluation.trec.inputs`). A run frame with the
     engine's columns (``need_id``, ``doc_id``, ``score``, optional ``tag``) is used as
-    it is; other frames go through :func:`~evaluation.trec.inputs.as_run`.
+    it is; other frames go through :func:`~evaluation.trec.inputs.as_run`. A reader's
+    columns (:func:`~evaluation.trec.columnar.read_run_columns`) are scored without a
+    frame and handed over: their arrays are emptied as the lines are ranked.
 
     Raises ValueError for an unknown measure
     (:class:`~evaluation.measures.catalog.UnknownMeasure`), bad parameters, or
@@ -193,20 +213,14 @@ def evaluate(
     interpolation = check_mode(interpolation)
     v9 = interpolation == "trec_eval-9"
     qrels = as_qrels(qrels)
-    if not (isinstance(run, pd.DataFrame) and {"need_id", "doc_id", "score"} <= set(run.columns)):
-        run = as_run(run)
-    if isinstance(run, Run):
-        frame, run_id, warnings = run.frame, run.tag, list(run.warnings)
-    else:
-        frame, warnings = run, []
-        run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
     requests = parse_requests(measures, trec_eval_9=v9)
-    run_needs = _run_needs(frame)
-    # The ranking holds all the measures need: rank_run lets each of the run's columns
-    # (~500 MB for 7M lines of 28-byte doc ids) go once it has used it, unless the caller
-    # still holds the run, so this frame lets go of them first.
-    lines = RunLines.of(frame, run.doc_hashes() if isinstance(run, Run) else None)
-    del frame, run
+    if isinstance(run, RunColumns):  # a reader's columns, handed over: no frame built
+        run_id, warnings, run_needs = run.tag, list(run.warnings), set(needs_present(run))
+        lines = RunLines.of_columns(run)
+        run.need = run.doc = run.doc_hash = run.score = run.rank = None  # the lines' now
+    else:
+        lines, run_id, warnings, run_needs = _lines_of(run)
+    del run
     ranking = _ranked(qrels, lines, relevance_level, max_depth, complete, interpolation)
     judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
     warnings += need_warnings(run_needs, judged, ranking.rank_disagrees)

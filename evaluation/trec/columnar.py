@@ -17,7 +17,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evaluation.memory import give_back_freed
-from evaluation.trec.columns import array_values, first_duplicate, string_hash, to_numpy
+from evaluation.trec.columns import (
+    array_values,
+    codes_present,
+    first_duplicate,
+    string_hash,
+    to_numpy,
+)
 from evaluation.trec.parsing import _QRELS, _RUN, _explain, _parse, _Text, run_header
 from evaluation.trec.sources import Source, TrecFormatError, load
 
@@ -40,6 +46,12 @@ class RunColumns:
     rank: np.ndarray
     tag: str
     warnings: list[str] = field(default_factory=list)
+
+
+def needs_present(run: RunColumns) -> list[str]:
+    """The need ids with at least one line in ``run`` (in its dictionary's order)."""
+    present = codes_present(run.need, len(run.needs)).tolist()
+    return [need for need, there in zip(run.needs, present, strict=True) if there]
 
 
 @dataclass

@@ -26,7 +26,8 @@ from django.utils import timezone
 
 from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.memory import TRIM_LINES, arrow_on_the_heap, give_back_freed, scoring_a_large_run
-from evaluation.trec import TrecFormatError, read_qrels, read_run
+from evaluation.trec import TrecFormatError, read_qrels
+from evaluation.trec.columnar import needs_present, read_run_columns
 from leaderboard.models import Benchmark, Judgments, MeasureVector, Result, Submission
 from leaderboard.pipeline.coverage import coverage_warnings
 from leaderboard.pipeline.files import StorageUnavailable, local_copy, max_uncompressed_bytes
@@ -104,9 +105,12 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     with scoring_a_large_run():
         qrels = load_qrels(judgments)
         with local_copy(submission.file) as path:  # from the bucket: a temporary copy
-            run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
+            # the reader's columns, not a frame: evaluate scores them as they are
+            run = read_run_columns(
+                path, name=display_name(submission), max_bytes=max_uncompressed_bytes()
+            )
         read = time.perf_counter()
-        run_needs, run_warnings = run.frame["need_id"].unique(), run.warnings
+        run_needs, run_warnings = needs_present(run), run.warnings
         # Handed over, not kept: evaluate lets the run's columns go once it has ordered
         # them, before the measures (the 7M-line run's peak is ~300 MB lower).
         handed_over = [run]

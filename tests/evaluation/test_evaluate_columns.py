@@ -1,0 +1,87 @@
+"""``evaluate`` given a reader's columns (``read_run_columns``, as the scoring worker
+reads a run) against ``evaluate`` given the run's frame (``read_run``): the same
+evaluation, value for value, on generated inputs, and the same errors."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from evaluation.measures.evaluation import NeedWithoutRun, evaluate, relevant_ranks
+from evaluation.trec.columnar import needs_present, read_run_columns
+from evaluation.trec.readers import read_qrels, read_run
+from tests.evaluation.test_small import collections
+
+# evaluate's keyword arguments, as the command line's flags set them
+OPTIONS = [
+    {},
+    {"complete": True},
+    {"measures": ["all_trec"]},
+    {"measures": ["all_trec"], "complete": True, "relevance_level": 2},
+    {"measures": ["all_trec"], "max_depth": 3},
+    {"measures": ["all_trec"], "complete": True, "interpolation": "trec_eval-9"},
+    {"measures": ["all_trec"], "interpolation": "trec_eval-10"},
+    {"measures": ["nDCG@10", "RR@10", "Judged@5", "relstring"], "complete": True},
+]
+
+
+def _outcome(qrels, reader, path, options):
+    """(the evaluation's parts, None) or (None, the error's type and message), the run
+    read by ``reader``."""
+    try:
+        result = evaluate(qrels, reader(path), **options)
+    except (NeedWithoutRun, ValueError) as error:  # TrecFormatError is a ValueError
+        return None, (type(error), str(error))
+    parts = {
+        "summary": result.summary,
+        "run_id": result.run_id,
+        "warnings": result.warnings,
+        "text": result.to_trec_eval(per_need=True),
+        "ranks": relevant_ranks(result.ranking),
+    }
+    return (result.per_need, parts), None
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(collections(), st.sampled_from(OPTIONS))
+def test_columns_evaluate_as_the_frame_does(tmp_path_factory, collection, options):
+    folder = tmp_path_factory.mktemp("columns")
+    (folder / "qrels.txt").write_text(collection[0])
+    (folder / "run.txt").write_text(collection[1])
+    assume(collection[0].strip())  # no judgments at all: read_qrels refuses the file
+    qrels = read_qrels(folder / "qrels.txt")
+    by_frame, frame_error = _outcome(qrels, read_run, folder / "run.txt", options)
+    handed: list = []
+
+    def read_columns(path):
+        handed.append(read_run_columns(path))
+        return handed[-1]
+
+    by_columns, columns_error = _outcome(qrels, read_columns, folder / "run.txt", options)
+    assert columns_error == frame_error
+    if frame_error is not None:
+        return
+    pd.testing.assert_frame_equal(by_columns[0], by_frame[0], check_exact=True)
+    ranks_columns, ranks_frame = by_columns[1].pop("ranks"), by_frame[1].pop("ranks")
+    pd.testing.assert_frame_equal(ranks_columns, ranks_frame, check_exact=True)
+    assert by_columns[1] == by_frame[1]
+    assert handed[0].doc is None and handed[0].score is None  # handed over: emptied
+
+
+def test_the_needs_present_are_those_with_lines(tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text("b Q0 d1 1 2 t\na Q0 d1 1 2 t\nb Q0 d2 2 1 t\n")
+    columns = read_run_columns(run)
+    assert sorted(needs_present(columns)) == ["a", "b"]
+    columns.need = columns.need[columns.need == columns.needs.index("b")]
+    assert needs_present(columns) == ["b"]
+
+
+def test_a_run_with_no_judged_need_is_refused_as_the_frame_is(tmp_path):
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
+    (tmp_path / "run.txt").write_text("q9 Q0 d1 1 2 t\n")
+    qrels = read_qrels(tmp_path / "qrels.txt")
+    with pytest.raises(ValueError, match="no need has both run lines and judgments"):
+        evaluate(qrels, read_run_columns(tmp_path / "run.txt"))
