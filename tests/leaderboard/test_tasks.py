@@ -44,28 +44,29 @@ def test_score_claims_scores_and_stores_every_measure(library, participant):
 
 def test_scoring_lets_the_run_go_before_the_measures(library, participant, monkeypatch):
     """The worker's peak: the parsed run (7M lines: ~300 MB) is freed once it is ordered,
-    before the measures are computed, so scoring must not hold it (it hands it over)."""
+    before the measures are computed, so scoring must not hold it (it hands the reader's
+    columns over)."""
     import gc
     import weakref
 
     from evaluation.measures import evaluation as engine
-    from evaluation.trec import read_run
+    from evaluation.trec.columnar import read_run_columns
 
-    frames, freed, events = [], [], []
+    held, freed, events = [], [], []
 
     def reading(*args, **kwargs):
-        run = read_run(*args, **kwargs)
-        frames.append(weakref.ref(run.frame))
+        run = read_run_columns(*args, **kwargs)
+        held.extend([weakref.ref(run), weakref.ref(run.score), weakref.ref(run.doc_hash)])
         events.append("read")
         return run
 
     def measuring(*args, **kwargs):
         gc.collect()
-        freed.append(frames[0]() is None)
+        freed.append(all(ref() is None for ref in held))
         return real(*args, **kwargs)
 
     real = engine.score_ranking
-    monkeypatch.setattr(scoring, "read_run", reading)
+    monkeypatch.setattr(scoring, "read_run_columns", reading)
     monkeypatch.setattr(engine, "score_ranking", measuring)
     run = make_run(library, participant, "B", (DEMO / "run-B.txt").read_bytes())
     assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
