@@ -216,8 +216,7 @@ def evaluate(
     requests = parse_requests(measures, trec_eval_9=v9)
     if isinstance(run, RunColumns):  # a reader's columns, handed over: no frame built
         run_id, warnings, run_needs = run.tag, list(run.warnings), set(needs_present(run))
-        lines = RunLines.of_columns(run)
-        run.need = run.doc = run.doc_hash = run.score = run.rank = None  # the lines' now
+        lines = RunLines.of_columns(run)  # the columns taken: the run keeps its tag
     else:
         lines, run_id, warnings, run_needs = _lines_of(run)
     del run

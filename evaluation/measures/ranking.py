@@ -405,8 +405,12 @@ class RunLines:
 
     @classmethod
     def of_columns(cls, run: RunColumns) -> RunLines:
-        """The columns a reader gave (:func:`~evaluation.trec.columnar.read_run_columns`)."""
-        return cls(run.need, run.doc, run.score, run.rank, run.doc_hash, run.needs)
+        """The columns a reader gave (:func:`~evaluation.trec.columnar.read_run_columns`),
+        taken: ``run`` holds its tag, warnings and need ids after, not its arrays, so the
+        ranking can let each go once it has used it."""
+        lines = cls(run.need, run.doc, run.score, run.rank, run.doc_hash, run.needs)
+        run.need = run.doc = run.doc_hash = run.score = run.rank = None
+        return lines
 
 
 def rank_run(

@@ -37,7 +37,7 @@ from evaluation.measures.ranking import (
 )
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import Scores, need_warnings, score_ranking, trec_eval_text
-from evaluation.trec.columns import codes_present, pair_key
+from evaluation.trec.columns import pair_key
 from evaluation.trec.small import SmallQrels, SmallRun
 
 if TYPE_CHECKING:
@@ -210,13 +210,13 @@ def score_columns(
     (when the caller holds it no more)."""
     import pyarrow.compute as pc
 
+    from evaluation.trec.columnar import needs_present  # pyarrow: not for a small run
+
     interpolation = check_mode(interpolation)
     requests = parse_requests(measures, trec_eval_9=interpolation == "trec_eval-9")
-    present = codes_present(run.need, len(run.needs))
-    run_needs = {need for need, there in zip(run.needs, present.tolist(), strict=True) if there}
+    run_needs = set(needs_present(run))
     judged = {str(need) for need in pc.unique(qrels.need).to_pylist()}
-    lines = RunLines.of_columns(run)
-    run.need = run.doc = run.doc_hash = run.score = run.rank = None  # the lines' now
+    lines = RunLines.of_columns(run)  # the columns taken: the run keeps its tag, warnings
     ranking = rank_run(qrels, lines, relevance_level, max_depth, complete, None, interpolation)
     return _result(ranking, requests, run_needs, judged, run, complete)
 
