@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from leaderboard.models import Benchmark, Comparison, Submission
+from leaderboard.models import Benchmark, Comparison, InformationNeed, Submission
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
@@ -52,6 +52,46 @@ def test_load_benchmark_reports_progress_and_line_errors(db, tmp_path):
     with pytest.raises(CommandError, match="bad.txt:2:"):
         call_command("load_benchmark", "lib", "--qrels", str(bad), stdout=io.StringIO())
     assert Benchmark.objects.get(slug="lib").judgments.count() == 1
+
+
+def test_load_benchmark_with_bad_judgments_leaves_no_benchmark(db, tmp_path):
+    bad = tmp_path / "qrels.txt"
+    bad.write_text("n1 0 d1 1\nn1 0 d1 x\n")
+    with pytest.raises(CommandError, match="qrels.txt:2:"):
+        call_command(
+            "load_benchmark",
+            "half",
+            "--needs",
+            str(DEMO / "needs.tsv"),
+            "--qrels",
+            str(bad),
+            stdout=io.StringIO(),
+        )
+    assert not Benchmark.objects.filter(slug="half").exists()
+    assert not InformationNeed.objects.filter(benchmark__slug="half").exists()
+
+
+def test_load_benchmark_names_a_missing_file_and_creates_nothing(db, tmp_path):
+    missing = tmp_path / "no-such-qrels.txt"
+    with pytest.raises(CommandError, match=f"--qrels {missing}: no such file"):
+        call_command(
+            "load_benchmark",
+            "gone",
+            "--needs",
+            str(DEMO / "needs.tsv"),
+            "--qrels",
+            str(missing),
+            stdout=io.StringIO(),
+        )
+    assert not Benchmark.objects.filter(slug="gone").exists()
+
+
+def test_load_benchmark_title_updates_an_existing_benchmark(db):
+    call_command("load_benchmark", "lib", "--title", "Library", stdout=io.StringIO())
+    call_command("load_benchmark", "lib", "--title", "The Library", stdout=io.StringIO())
+    assert Benchmark.objects.get(slug="lib").title == "The Library"
+    call_command("load_benchmark", "lib", stdout=io.StringIO())  # no --title: kept
+    assert Benchmark.objects.get(slug="lib").title == "The Library"
 
 
 def test_load_benchmark_takes_the_primary_measure_in_either_name_system(db):

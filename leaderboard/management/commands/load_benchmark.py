@@ -9,6 +9,7 @@ import os
 import time
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 from django.utils.text import slugify
 
 from evaluation.measures import UnknownMeasure, resolve
@@ -64,10 +65,26 @@ class Command(BaseCommand):
                 primary_measure = resolve(primary_measure).column
             except UnknownMeasure as error:
                 raise CommandError(f"--primary-measure: {error}") from error
+        for option, path in (("--needs", needs), ("--qrels", qrels)):
+            if path and not os.access(path, os.R_OK):
+                reason = "no such file" if not os.path.exists(path) else "not readable"
+                raise CommandError(f"{option} {path}: {reason}")
+        try:  # all or nothing: a file that fails halfway leaves no benchmark and no needs
+            with transaction.atomic():
+                self.load(slug, title, needs, qrels, primary_measure, relevance_level, dataset)
+        except TrecFormatError as error:
+            raise CommandError(str(error)) from error
+        except OSError as error:
+            raise CommandError(f"{error.filename or 'file'}: {error.strerror or error}") from error
+
+    def load(self, slug, title, needs, qrels, primary_measure, relevance_level, dataset) -> None:
         benchmark, created = Benchmark.objects.get_or_create(
             slug=slug, defaults={"title": title or slug}
         )
         changed = []
+        if title and not created and benchmark.title != title:
+            benchmark.title = title
+            changed.append("title")
         if primary_measure:
             benchmark.primary_measure = primary_measure
             changed.append("primary_measure")
@@ -77,29 +94,26 @@ class Command(BaseCommand):
         if changed:
             benchmark.save(update_fields=changed)
         self.stdout.write(f"{'created' if created else 'updating'} benchmark {slug}")
-        try:
-            if dataset is not None:
-                count, judgments = load_dataset(benchmark, dataset)
-                self.stdout.write(
-                    f"  {count} needs (titles from the queries' {dataset.title_field!r}); "
-                    f"judgments v{judgments.version}: {judgments.num_judged} judgments, "
-                    f"{judgments.num_needs} needs, {judgments.num_relevant} relevant"
-                )
-            if needs:
-                started = time.monotonic()
-                self.stdout.write(f"reading needs from {needs} ...")
-                with open(needs, "rb") as stream:
-                    count = load_needs(benchmark, stream, os.path.basename(needs))
-                self.stdout.write(f"  {count} needs in {time.monotonic() - started:.1f} s")
-            if qrels:
-                started = time.monotonic()
-                self.stdout.write(f"reading judgments from {qrels} ...")
-                with open(qrels, "rb") as stream:
-                    judgments = load_judgments(benchmark, stream, os.path.basename(qrels))
-                self.stdout.write(
-                    f"  judgments v{judgments.version}: {judgments.num_judged} judgments, "
-                    f"{judgments.num_needs} needs, {judgments.num_relevant} relevant "
-                    f"in {time.monotonic() - started:.1f} s"
-                )
-        except TrecFormatError as error:
-            raise CommandError(str(error)) from error
+        if dataset is not None:
+            count, judgments = load_dataset(benchmark, dataset)
+            self.stdout.write(
+                f"  {count} needs (titles from the queries' {dataset.title_field!r}); "
+                f"judgments v{judgments.version}: {judgments.num_judged} judgments, "
+                f"{judgments.num_needs} needs, {judgments.num_relevant} relevant"
+            )
+        if needs:
+            started = time.monotonic()
+            self.stdout.write(f"reading needs from {needs} ...")
+            with open(needs, "rb") as stream:
+                count = load_needs(benchmark, stream, os.path.basename(needs))
+            self.stdout.write(f"  {count} needs in {time.monotonic() - started:.1f} s")
+        if qrels:
+            started = time.monotonic()
+            self.stdout.write(f"reading judgments from {qrels} ...")
+            with open(qrels, "rb") as stream:
+                judgments = load_judgments(benchmark, stream, os.path.basename(qrels))
+            self.stdout.write(
+                f"  judgments v{judgments.version}: {judgments.num_judged} judgments, "
+                f"{judgments.num_needs} needs, {judgments.num_relevant} relevant "
+                f"in {time.monotonic() - started:.1f} s"
+            )
