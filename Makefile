@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
+# pytest-xdist processes: most tests wait on PostgreSQL, Redis, workers or Chromium, so more
+# processes than cores; each gets its own test database (test_<name>_gw<N>).
+TEST_WORKERS ?= 4
 
 .PHONY: run test faults lint format bench worker clean
 
@@ -30,7 +33,7 @@ test: $(VENV)/.installed-dev
 	@eval "$$($(BIN)/python tests/services.py)"; \
 	$(BIN)/python manage.py makemigrations --check --dry-run >/dev/null && \
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && \
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # The fault suite alone (also part of `make test`): stopped services, killed workers, bombs.
 faults:
