@@ -12,7 +12,7 @@ $(BIN)/python:
 
 # editable_mode=compat: the checkout on sys.path by a plain .pth line; setuptools' default
 # editable finder imports pathlib, re and urllib in every process (~25 ms of each
-# `python -m evaluation` on a small run, docs/engine.md "Fifth round")
+# `python -m evaluation` on a small run)
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e . --config-settings editable_mode=compat
 	touch $@

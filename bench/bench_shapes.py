@@ -1,4 +1,4 @@
-"""The shapes of issue #16, side by side: ``python -m evaluation``, trec_eval built from
+"""The cases users have, side by side: ``python -m evaluation``, trec_eval built from
 its source, pytrec_eval and ir_measures on the same files, alternating, medians.
 
 Cases (seeded synthetic qrels and runs, needs x 1,000 documents, the seed's measures:

@@ -425,7 +425,7 @@ STORAGES = {
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
 
-# --- Object storage (issue #15, README "Where files live") ----------------------------
+# --- Object storage (README "Where files live") ----------------------------
 # Uploaded runs and judgments go to an S3-compatible bucket (django-storages, boto3)
 # when AWS_STORAGE_BUCKET_NAME is set, else under MEDIA_ROOT. With a bucket, web
 # processes and workers on different hosts share the files through it and nothing else.
@@ -511,7 +511,7 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or "cache+memory://")
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_DEFAULT_QUEUE = queue_name("CELERY_QUEUE", "celery")
-# --- Many workers (issue #15): scoring and comparing on queues of their own ------------
+# --- Many workers: scoring and comparing on queues of their own ------------
 # A run's scoring goes to CELERY_SCORE_QUEUE, its comparisons to CELERY_COMPARE_QUEUE
 # (leaderboard.celery.route); beat's housekeeping (sweep, outbox) stays on CELERY_QUEUE.
 # A worker started without -Q consumes all three, in turn (kombu's round robin), so a
@@ -557,7 +557,7 @@ TASK_TIME_LIMIT = at_least(
 )
 CELERY_TASK_TIME_LIMIT = TASK_TIME_LIMIT
 # The soft limit leaves the task time to give its run back before the hard kill: a
-# minute, or a tenth of the limit when that is shorter (1800 -> 1740 s, 60 -> 54 s).
+# minute, or a tenth of the limit when that is shorter (1740 s of 1800, 54 s of 60).
 CELERY_TASK_SOFT_TIME_LIMIT = TASK_TIME_LIMIT - min(60, TASK_TIME_LIMIT // 10)
 # A broker that is down or hung costs a publish a few seconds, never a hung request:
 # socket timeouts, and two quick retries before the outbox takes over.
@@ -590,7 +590,7 @@ LEASE_SECONDS = at_least(
 STUCK_AFTER_SECONDS = at_least(
     "STUCK_AFTER_SECONDS", env_int("STUCK_AFTER_SECONDS", 2 * TASK_TIME_LIMIT), 1
 )
-# Benchmark health (issue 17): recomputed this long after the last run of a batch was
+# Benchmark health: recomputed this long after the last run of a batch was
 # compared (each newer request supersedes a queued one), on the compare queue.
 BENCHMARK_HEALTH_DELAY_SECONDS = at_least(
     "BENCHMARK_HEALTH_DELAY_SECONDS", env_int("BENCHMARK_HEALTH_DELAY_SECONDS", 10), 0
@@ -624,7 +624,7 @@ HEALTH_TIMEOUT_SECONDS = at_least(
 )
 # --- end of the /health/ block -----------------------------------------------------------
 
-# --- Object storage (issue #15): presigned uploads never confirmed are deleted hourly.
+# --- Object storage: presigned uploads never confirmed are deleted hourly.
 CELERY_BEAT_SCHEDULE["discard-expired-uploads"] = {
     "task": "leaderboard.tasks.discard_expired_uploads",
     "schedule": 3600.0,

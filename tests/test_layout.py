@@ -262,7 +262,7 @@ def test_sub_packages_say_what_they_hold_and_modules_stay_short():
     assert problems == []
 
 
-# --- Stored files are read through the storage layer (issue #15) -----------------------
+# --- Stored files are read through the storage layer -----------------------
 
 STORAGE_LAYER = "leaderboard.pipeline.files"
 

@@ -107,7 +107,7 @@ def read_run_columns(
     del data
     # Each parsed column is let go as soon as it is converted (the table is rebuilt
     # without it): the table (~390 MB for 7M lines of 28-byte ids) and all the numpy
-    # columns are never alive at once (docs/engine.md, "Sixth round").
+    # columns are never alive at once: the command's peak is the larger of the two.
     scores = to_numpy(table.column("c4"), np.float64)
     if not np.isfinite(scores).all():  # names the first nan or inf
         _explain(text.data, name, _RUN, must_fail=True, skip=skip)

@@ -212,7 +212,7 @@ def test_cli_takes_both_syntaxes_and_prints_trec_eval_names(capsys):
 
 
 def test_every_stored_measure_has_a_reader_group():
-    # Issue 13: the pages' measure menus are grouped from the catalog, not by hand.
+    # The pages' measure menus are grouped from the catalog, not by hand.
     from evaluation.measures.catalog import GROUPS, stored_measures
 
     entries = stored_measures()

@@ -1,4 +1,4 @@
-"""Per-pair statistics against scipy's own calls, and the edge cases of issue 4."""
+"""Per-pair statistics against scipy's own calls, and their edge cases."""
 
 from __future__ import annotations
 
