@@ -48,7 +48,7 @@ bench: $(VENV)/.installed-dev
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 # Consumes every queue (default, score, compare: settings.py); `-Q score,celery` or
-# `-Q compare` make a dedicated one (README, "Many workers").
+# `-Q compare` make a dedicated one (docs/scaling.md, "Queues").
 worker: $(VENV)/.installed
 	$(BIN)/celery -A leaderboard worker --loglevel=INFO
 

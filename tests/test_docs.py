@@ -303,7 +303,7 @@ def name_pairs() -> list[tuple[str, str]]:
             ir_names = re.findall(r"`([^`]+)`", ir)
             trec_names = re.findall(r"`([^`]+)`", trec)
             assert len(ir_names) == len(trec_names), f"engine.md: {row}"
-            for a, b in zip(ir_names, trec_names):
+            for a, b in zip(ir_names, trec_names, strict=True):
                 a = a.replace("@k", "@10").replace("@r", "@0.10")
                 b = re.sub(r"_k$", "_10", b).replace("recall_r", "recall_0.10")
                 pairs.append((a, b))
@@ -319,3 +319,45 @@ def test_the_engine_name_table_is_the_catalog():
         f"{a}: table {b}, catalog {resolve(a).column}" for a, b in pairs if resolve(a).column != b
     ]
     assert not wrong, "docs/engine.md's name table:\n" + "\n".join(wrong)
+
+
+# --- references into the docs point at pages and sections that exist ---------------------
+
+DOC_SECTION = re.compile(r"\b(README(?:\.md)?|docs/\w+\.md)[,:]?\s*\(?\"([^\"]+)\"")
+DOC_PAGE = re.compile(r"(?<![\w/])docs/(\w+\.md)")
+
+
+def headings(path: Path) -> set[str]:
+    return {
+        line.lstrip("#").strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("#")
+    }
+
+
+def test_references_to_the_docs_exist():
+    found = []
+    for name, lines in checked_files():
+        for number, text in lines:
+            for match in DOC_PAGE.finditer(text):
+                if not (DOCS / match.group(1)).exists():
+                    found.append(f"{name}:{number}: no page docs/{match.group(1)}")
+            for match in DOC_SECTION.finditer(text):
+                page = ROOT / (
+                    "README.md" if match.group(1).startswith("README") else match.group(1)
+                )
+                if page.exists() and not any(h.startswith(match.group(2)) for h in headings(page)):
+                    found.append(
+                        f"{name}:{number}: no section {match.group(2)!r} in {relative(page)}"
+                    )
+    assert not found, "References to the docs that lead nowhere:\n" + "\n".join(found)
+
+
+def test_the_reference_patterns_find_sections_and_pages():
+    text = 'see README, "Many workers" and (docs/engine.md, "Speed") and docs/nowhere.md'
+    assert [m.groups() for m in DOC_SECTION.finditer(text)] == [
+        ("README", "Many workers"),
+        ("docs/engine.md", "Speed"),
+    ]
+    assert [m.group(1) for m in DOC_PAGE.finditer(text)] == ["engine.md", "nowhere.md"]
+    assert "Speed" not in headings(DOCS / "engine.md")

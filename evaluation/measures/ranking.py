@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 # pandas and pyarrow are imported where a file's columns are joined (rank_run), not at
 # module level: the command line's small-file path (evaluation.measures.small) builds a
-# Ranking with numpy alone and never loads them (docs/engine.md, Speed).
+# Ranking with numpy alone and never loads them.
 
 NONPOOL = -1
 UNJUDGED = -2
