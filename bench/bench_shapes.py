@@ -253,7 +253,7 @@ def main() -> None:
     wanted = set(args.cases.split(","))
     os.chdir(HERE.parent)  # python -m evaluation from this checkout
     # the engine's bytecode written once, as installing a wheel does: with
-    # PYTHONDONTWRITEBYTECODE set (as on the benchmark machine) every child would
+    # PYTHONDONTWRITEBYTECODE set (as some CI images do) every child would
     # otherwise compile the engine's modules again (~0.06 s of a small run)
     subprocess.run([sys.executable, "-m", "compileall", "-q", "evaluation"], check=True)
     trec_eval = find_trec_eval(args.trec_eval, args.trec_eval_source)

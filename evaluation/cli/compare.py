@@ -171,7 +171,7 @@ def build_report(
     alpha: float,
     notes: list[str],
 ) -> dict:
-    """The JSON document: the issue's keys plus alpha, seed and notes."""
+    """The JSON document: :data:`JSON_PAIR_KEYS` per pair, plus alpha, seed and notes."""
     return {
         "measure": measure,
         "correction": correction,

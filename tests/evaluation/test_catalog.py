@@ -26,7 +26,7 @@ NAMES = {
     "ndcg_cut_10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),
     "ndcg_cut.10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),
     "NDCG@10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),
-    "ndcg@10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),  # the free text
+    "ndcg@10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),  # as people type it
     "nDCG": ("ndcg", "ndcg", "nDCG"),
     "RR": ("recip_rank", "recip_rank", "RR"),
     "recip_rank": ("recip_rank", "recip_rank", "RR"),
