@@ -63,6 +63,7 @@ TEXT_FILES = (
     "docker-compose.yml",
     ".env.example",
     "pyproject.toml",
+    ".ci/run",
 )
 # Python whose comments and docstrings are checked.
 PYTHON_ROOTS = ("evaluation", "leaderboard", "rrl", "bench", "tests")
