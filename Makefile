@@ -15,7 +15,7 @@ $(BIN)/python:
 
 # editable_mode=compat: the checkout on sys.path by a plain .pth line; setuptools' default
 # editable finder imports pathlib, re and urllib in every process (~25 ms of each
-# `python -m evaluation` on a small run, docs/engine.md "Fifth round")
+# `python -m evaluation` on a small run)
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e . --config-settings editable_mode=compat
 	touch $@
@@ -51,7 +51,7 @@ bench: $(VENV)/.installed-dev
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 # Consumes every queue (default, score, compare: settings.py); `-Q score,celery` or
-# `-Q compare` make a dedicated one (README, "Many workers").
+# `-Q compare` make a dedicated one (docs/scaling.md, "Queues").
 worker: $(VENV)/.installed
 	$(BIN)/celery -A leaderboard worker --loglevel=INFO
 

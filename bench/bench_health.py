@@ -1,4 +1,4 @@
-"""Benchmark of evaluation.health (issue 17): ``python bench/bench_health.py``.
+"""Benchmark of evaluation.health: ``python bench/bench_health.py``.
 
 Cases and target (each < 30 s):
 - the 129 TREC-8 ad hoc runs x 50 needs, AP, P@10 and RR (the fixture), paired t + Holm;

@@ -227,7 +227,7 @@ def command_line(qrels: Path, run: Path, repeats: int = 3) -> float:
     """Median wall seconds of ``python -m evaluation`` scoring the bench's own files with
     the worker's measures (a whole process, imports included), measured right after the
     worker, so that its scoring task is compared with the command line at the same
-    moment of a VM whose speed drifts by 20-40% within an hour."""
+    moment of a shared machine whose speed drifts within an hour."""
     times = []
     for _ in range(repeats):
         started = time.perf_counter()

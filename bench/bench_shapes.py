@@ -1,4 +1,4 @@
-"""The shapes of issue #16, side by side: ``python -m evaluation``, trec_eval built from
+"""The cases users have, side by side: ``python -m evaluation``, trec_eval built from
 its source, pytrec_eval and ir_measures on the same files, alternating, medians.
 
 Cases (seeded synthetic qrels and runs, needs x 1,000 documents, the seed's measures:
@@ -253,7 +253,7 @@ def main() -> None:
     wanted = set(args.cases.split(","))
     os.chdir(HERE.parent)  # python -m evaluation from this checkout
     # the engine's bytecode written once, as installing a wheel does: with
-    # PYTHONDONTWRITEBYTECODE set (as on the benchmark machine) every child would
+    # PYTHONDONTWRITEBYTECODE set (as some CI images do) every child would
     # otherwise compile the engine's modules again (~0.06 s of a small run)
     subprocess.run([sys.executable, "-m", "compileall", "-q", "evaluation"], check=True)
     trec_eval = find_trec_eval(args.trec_eval, args.trec_eval_source)

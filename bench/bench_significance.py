@@ -1,4 +1,4 @@
-"""Benchmark of evaluation.significance (issue 4): ``python bench/bench_significance.py``.
+"""Benchmark of evaluation.significance: ``python bench/bench_significance.py``.
 
 Cases and targets:
 - all 8,256 pairs of the 129 TREC-8 ad hoc runs (AP, 50 needs), B = 10,000: <= 10 s;

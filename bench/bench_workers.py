@@ -10,7 +10,7 @@ every run is scored and until every pair of runs is compared. The data comes fro
 ``bench_platform.write_files`` (seeded). Needs PostgreSQL and Redis on localhost: the
 database ``$BENCH_DATABASE`` (default ``bench_workers``) is dropped and created, Redis
 ``$BENCH_BROKER_URL`` (default ``redis://127.0.0.1:6379/12``) carries the queues
-``bench-workers*``. Prints a Markdown table (docs/scaling.md holds a measured one).
+``bench-workers*``. Prints a Markdown table (docs/performance.md holds a measured one).
 
     .venv/bin/python bench/bench_workers.py [--workers 1,2] [--small-runs 40] [--big-runs 4]
 """

@@ -26,7 +26,7 @@ app.autodiscover_tasks(["leaderboard.pipeline"])
 QUEUE_SETTINGS = {
     "leaderboard.tasks.score_submission": "CELERY_SCORE_QUEUE",
     "leaderboard.tasks.compare_submission": "CELERY_COMPARE_QUEUE",
-    "leaderboard.tasks.compute_health": "CELERY_COMPARE_QUEUE",  # issue 17: after comparing
+    "leaderboard.tasks.compute_health": "CELERY_COMPARE_QUEUE",  # after comparing
 }
 
 

@@ -1,8 +1,8 @@
 """The layout's rules, read from the source with ``ast`` (nothing is imported):
 
 - no import circle between the modules of ``evaluation`` and ``leaderboard``: none at
-  module level, and none hidden by moving an import into a function either (that is
-  how ``models -> tasks -> ... -> models`` once hid); only imports under
+  module level, and none hidden by moving an import into a function either (a circle
+  such as ``models -> tasks -> ... -> models`` can hide there); only imports under
   ``if TYPE_CHECKING:`` are left out, as they never run;
 - the engine imports nothing of the platform, and no Django; inside it, ``trec`` reads
   files and imports no other sub-package, ``measures`` imports only ``trec``,
@@ -262,7 +262,7 @@ def test_sub_packages_say_what_they_hold_and_modules_stay_short():
     assert problems == []
 
 
-# --- Stored files are read through the storage layer (issue #15) -----------------------
+# --- Stored files are read through the storage layer -----------------------
 
 STORAGE_LAYER = "leaderboard.pipeline.files"
 

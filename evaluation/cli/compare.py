@@ -37,7 +37,7 @@ from evaluation.significance import (
 
 NEED_COLUMNS = ("need_id", "need", "topic", "qid", "query_id")
 CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no correction"}
-#: The keys of one pair in the JSON output, in this order (issue 4).
+#: The keys of one pair in the JSON output, in this order.
 JSON_PAIR_KEYS = (
     "a",
     "b",
@@ -171,7 +171,7 @@ def build_report(
     alpha: float,
     notes: list[str],
 ) -> dict:
-    """The JSON document: the issue's keys plus alpha, seed and notes."""
+    """The JSON document: :data:`JSON_PAIR_KEYS` per pair, plus alpha, seed and notes."""
     return {
         "measure": measure,
         "correction": correction,

@@ -1,4 +1,4 @@
-"""Benchmark health: can this benchmark separate the runs it ranks? (issue 17)
+"""Benchmark health: can this benchmark separate the runs it ranks?
 
 - :mod:`evaluation.health.power`: the residual variance V_E of the two-way ANOVA
   (:func:`residual_variance`), the paired t-test's power on the noncentral t

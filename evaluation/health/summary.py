@@ -27,7 +27,7 @@ from evaluation.health.power import (
 
 __all__ = ["DELTAS", "benchmark_health"]
 
-#: The differences the topic set sizes are given for (issue 17).
+#: The differences the topic set sizes are given for.
 DELTAS = (0.01, 0.02, 0.05)
 #: Points kept of each ASL curve (the page plots them).
 ASL_POINTS = 200

@@ -24,7 +24,7 @@ package, which re-exports them.
 
 Names are imported on first use (module ``__getattr__``): the command line's
 small-file path imports ``ranking``, ``request`` and ``scoring`` without pandas or
-pyarrow (docs/engine.md, Speed).
+pyarrow.
 """
 
 from __future__ import annotations

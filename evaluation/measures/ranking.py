@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 # pandas and pyarrow are imported where a file's columns are joined (rank_run), not at
 # module level: the command line's small-file path (evaluation.measures.small) builds a
-# Ranking with numpy alone and never loads them (docs/engine.md, Speed).
+# Ranking with numpy alone and never loads them.
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -132,7 +132,7 @@ class _Order:
     def span(self, start: int, stop: int) -> np.ndarray | slice:
         """File rows at positions ``start`` to ``stop`` of the trec_eval order: :meth:`rows`
         of a range, with the tie groups found by two bisections instead of one per
-        position (the rank check's slices: 0.19 -> 0.03 s for 7M lines); a ``slice`` (it
+        position (the rank check slices a 7M-line run often); a ``slice`` (it
         indexes as those rows do) where the lines are where the file has them."""
         lo, hi = np.searchsorted(self.tie_at, [start, stop])
         if self.base is None and hi == lo:
@@ -357,7 +357,7 @@ def within_group_position(group: np.ndarray) -> np.ndarray:
     if n == 0:
         return np.zeros(0, np.int64)
     # one running sum of steps: +1 inside a group, back to 0 at each group's start (two
-    # passes, no n-entry repeat of the starts: 57 -> 30 ms for 7M lines)
+    # passes, no n-entry repeat of the starts: half the time of the repeat)
     starts = run_starts(group)
     step = np.ones(n, np.int64)
     step[0] = 0

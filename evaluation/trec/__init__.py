@@ -22,7 +22,7 @@ and no Django. Modules here import each other by module path
 
 Names are imported on first use (module ``__getattr__``), so importing one light
 module (``evaluation.trec.small``, ``columns``) loads neither pandas nor pyarrow:
-the command line's small-file path needs only numpy (docs/engine.md, Speed).
+the command line's small-file path needs only numpy.
 """
 
 from __future__ import annotations

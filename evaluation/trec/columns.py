@@ -165,7 +165,7 @@ def on_two_threads(work: Callable[[list], None], items: list, weights: list[int]
     """``work(items)``, or, from :data:`THREAD_ROWS` of weight on a machine with two
     CPUs, ``work`` of each half of ``items`` (cut by weight) at once, one on a second
     thread: numpy lets go of the GIL in its loops, so a command whose Arrow parse is
-    done uses both cores (a 7M-line run's doc-id hashes: 0.17 -> 0.1 s). An error on
+    done uses both cores (a 7M-line run's doc-id hashes, for one). An error on
     either thread is raised here, once both are done."""
     total = sum(weights)
     if total < THREAD_ROWS or len(items) < 2 or _cpus() < 2:
@@ -229,10 +229,9 @@ def _cpus() -> int:
 def _fixed_width_hash(rows: np.ndarray) -> np.ndarray:
     """:func:`span_hash` of strings of one length, the rows of ``rows`` (n x width
     uint8): the same values, each 8-byte word read in place as a strided big-endian
-    view (no gathers, no masks but the last word's): 0.83 -> 0.29 s for 7M
-    MS MARCO ids (docs/engine.md, "Fifth round"). A slice of rows at a time, so the
-    temporaries (the words, the shifted hash) stay in cache and no 7M-entry one is
-    made (three 56 MB temporaries, at the command's peak memory, before)."""
+    view (no gathers, no masks but the last word's): a third of the general hash's time
+    on 7M MS MARCO ids. A slice of rows at a time, so the temporaries (the words, the
+    shifted hash) stay in cache and no 7M-entry one is made at the command's peak."""
     n, width = rows.shape
     prime, shift = np.uint64(0x100000001B3), np.uint64(29)
     out = np.empty(n, np.uint64)

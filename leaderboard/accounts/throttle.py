@@ -1,6 +1,6 @@
 """Throttling of failed log-ins (django-axes) and of unknown API tokens (the cache).
 
-The policy, also in the README ("Log-in and token throttling"):
+The policy, also in docs/settings.md ("Log-in and token throttling"):
 
 - **Log-ins.** ``LOGIN_FAILURE_LIMIT`` failed log-ins for one username (from any
   address), or from one address (for any usernames), lock that username or that address

@@ -1,4 +1,4 @@
-"""A benchmark's health (issue 17), computed in the background and stored per judgments version.
+"""A benchmark's health, computed in the background and stored per judgments version.
 
 ``BenchmarkHealth`` holds what :func:`evaluation.health.benchmark_health` returned for
 one benchmark and one judgments version (the MDD, topic set sizes, discriminative power

@@ -1,4 +1,4 @@
-"""The "Benchmark health" page (issue 17): can this benchmark separate the runs it ranks?
+"""The "Benchmark health" page: can this benchmark separate the runs it ranks?
 
 Reads the stored :class:`~leaderboard.models.BenchmarkHealth` of the benchmark's current
 judgments (computed in the background after each batch of scored runs; never here) and

@@ -1,4 +1,4 @@
-"""Computing a benchmark's health (issue 17) for one judgments version, and storing it.
+"""Computing a benchmark's health for one judgments version, and storing it.
 
 What ``compute_health`` calls, a few seconds after a batch of runs was scored and
 compared (debounced: see :mod:`leaderboard.models.health`). The runs are those a

@@ -101,7 +101,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     started = time.perf_counter()
     # As the command line scores a large run: no huge-page stalls, freed arrays reused,
     # Arrow on the same heap (not mimalloc's pool, which kept the parse's ~200 MB apart),
-    # and the heap handed back after (a 7M-line run: 3.0 -> 2.2-2.5 s, docs/scaling.md)
+    # and the heap handed back after: a large run's task then keeps up with the command line
     with scoring_a_large_run():
         qrels = load_qrels(judgments)
         with local_copy(submission.file) as path:  # from the bucket: a temporary copy

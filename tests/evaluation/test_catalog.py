@@ -26,7 +26,7 @@ NAMES = {
     "ndcg_cut_10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),
     "ndcg_cut.10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),
     "NDCG@10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),
-    "ndcg@10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),  # the issue's free text
+    "ndcg@10": ("ndcg_cut_10", "ndcg_cut.10", "nDCG@10"),  # as people type it
     "nDCG": ("ndcg", "ndcg", "nDCG"),
     "RR": ("recip_rank", "recip_rank", "RR"),
     "recip_rank": ("recip_rank", "recip_rank", "RR"),
@@ -212,7 +212,7 @@ def test_cli_takes_both_syntaxes_and_prints_trec_eval_names(capsys):
 
 
 def test_every_stored_measure_has_a_reader_group():
-    # Issue 13: the pages' measure menus are grouped from the catalog, not by hand.
+    # The pages' measure menus are grouped from the catalog, not by hand.
     from evaluation.measures.catalog import GROUPS, stored_measures
 
     entries = stored_measures()

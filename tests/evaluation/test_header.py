@@ -1,6 +1,6 @@
 """A header on line 1 of a run (``qid Q0 docno rank score tag``) is skipped with a
 warning, as trec_eval effectively does; anywhere else a score that is no number stays an
-error naming file:line. And the need ids the upload check collects (issue 12)."""
+error naming file:line. And the need ids the upload check collects."""
 
 from __future__ import annotations
 

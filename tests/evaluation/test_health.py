@@ -1,4 +1,4 @@
-"""Benchmark health (issue 17): power, MDD, topic set size, discriminative power, tau, tau_AP.
+"""Benchmark health: power, MDD, topic set size, discriminative power, tau, tau_AP.
 
 On the TREC-8 ad hoc per-topic matrices (``tests/fixtures/trec8-per-topic``): the MDD
 and power against scipy's noncentral t called directly, the topic set size as the

@@ -1,4 +1,4 @@
-"""Per-pair statistics against scipy's own calls, and the edge cases of issue 4."""
+"""Per-pair statistics against scipy's own calls, and their edge cases."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_swapping_a_and_b_mirrors_the_result() -> None:
         assert ab[key] == pytest.approx(ba[key], abs=1e-12)
 
 
-# Edge cases named in the issue.
+# Edge cases: identical runs, a constant offset, few needs, needs missing from a run.
 
 
 def test_identical_runs_every_p_is_one() -> None:

@@ -170,7 +170,7 @@ def test_blank_lines_in_the_head_keep_their_line_numbers():
 
 
 def test_relevance_out_of_the_int64_range_is_named_by_line():
-    """pyarrow cannot read these as int64; the explainer used to find no bad line (line 0)."""
+    """pyarrow cannot read these as int64; the explainer must still name the line."""
     for value in ("99999999999999999999", "9223372036854775808", "-9223372036854775809"):
         data = f"q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 {value}\n".encode()
         with pytest.raises(TrecFormatError) as caught:

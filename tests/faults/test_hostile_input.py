@@ -100,9 +100,9 @@ class PeakRss:
 
 
 def test_gzip_bombs_are_refused_with_the_web_process_memory_bounded(client, library, participant):
-    """At the default limit (4 x MAX_UPLOAD_MB = 2,000 MB): the issue's 30 KB bomb of
-    blank lines (2.8 GB of memory and 12 s before the fix) and a 2 MB bomb behind
-    1,000 valid lines (accepted before, and 4.3 GB in the worker)."""
+    """At the default limit (4 x MAX_UPLOAD_MB = 2,000 MB): a 30 KB bomb of blank lines
+    (2.8 GB once inflated and split into lines) and a 2 MB bomb behind 1,000 valid lines
+    (4.3 GB in a worker that read it whole)."""
     assert settings.MAX_UNCOMPRESSED_MB == 2000
     valid = b"".join(b"stage-plays Q0 d%d 1 %d system-B\n" % (i, 1000 - i) for i in range(1000))
     bombs = {
@@ -132,7 +132,7 @@ def test_gzip_bombs_are_refused_with_the_web_process_memory_bounded(client, libr
                 "rss_growth_mb": round(rss.growth / 2**20, 1),
                 "traced_peak_mb": round(traced / 2**20, 1),
             }
-            assert rss.growth < 100 << 20, results  # the issue asks for < ~300 MB
+            assert rss.growth < 100 << 20, results  # bounded: far below the 2 GB inflated
             assert traced < 32 << 20, results
             assert elapsed < 30, results
     assert not Submission.objects.exists()

@@ -217,7 +217,7 @@ def test_axe_reports_what_it_finds(transactional_db, live_server, browser):
 def test_link_and_danger_buttons_keep_their_style(
     transactional_db, live_server, browser, participant
 ):
-    """button.link and .danger against button[type=submit]: theirs must win (issue #13)."""
+    """button.link and .danger against button[type=submit]: theirs must win."""
     context = browser.new_context()
     log_in(context, live_server, participant)
     page = context.new_page()

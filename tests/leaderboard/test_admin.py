@@ -144,7 +144,7 @@ def test_api_tokens_are_for_superusers_only_and_never_shown_raw(
 
 
 def test_an_organizer_writes_rules_and_data_in_markdown(client, organizer):
-    # Issue 13: the rules and the data description are the organizer's, in the admin.
+    # The rules and the data description are the organizer's, in the admin.
     client.force_login(organizer)
     page = client.get("/admin/leaderboard/benchmark/add/").content.decode()
     assert 'name="rules"' in page and 'name="data_description"' in page

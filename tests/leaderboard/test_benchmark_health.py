@@ -1,4 +1,4 @@
-"""The benchmark health (issue 17): computed in the background, stored, shown.
+"""The benchmark health: computed in the background, stored, shown.
 
 The task is debounced (a newer request supersedes a queued one), runs on the compare
 queue, is queued after each run's comparisons; the page reads what was stored and

@@ -1,4 +1,4 @@
-"""Issue 13 in a real browser (Debian's Chromium, headless): the leaderboard read on a
+"""The leaderboard in a real browser (Debian's Chromium, headless): the leaderboard read on a
 390 px phone, menus that act on select, and the comparison's tests table.
 
 Screenshots land in artifacts/ (gitignored): leaderboard-wide-{1280,390}.png and

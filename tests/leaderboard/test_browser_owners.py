@@ -1,4 +1,4 @@
-"""A participant's journey with their own run, in Debian's Chromium (issue 13).
+"""A participant's journey with their own run, in Debian's Chromium.
 
 Upload a run with a need the judgments do not have -> its warning on the run page and
 a count in My runs -> edit the description and a link -> hide, show again -> withdraw

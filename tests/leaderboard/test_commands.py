@@ -117,7 +117,7 @@ def test_score_pending_and_rescore(demo, django_capture_on_commit_callbacks):
 def test_load_demo_prints_one_line_per_benchmark_and_no_warning(
     db, django_capture_on_commit_callbacks, capfd, caplog
 ):
-    # Issue 13: the engine's FewNeedsWarning came out as "comparing.py:99: FewNeedsWarning
+    # The engine's FewNeedsWarning came out as "comparing.py:99: FewNeedsWarning
     # ... rows = compare_one_against_many(", which reads like a traceback.
     import warnings
 

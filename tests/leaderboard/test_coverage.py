@@ -1,5 +1,5 @@
 """Coverage: a run that answers none of the judged needs is refused at upload; one that
-answers some is warned; no page fails on a run with missing needs (issue 12)."""
+answers some is warned; no page fails on a run with missing needs."""
 
 from __future__ import annotations
 

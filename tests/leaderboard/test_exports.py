@@ -86,7 +86,7 @@ def test_per_need_csv_equals_stored(client, library):
 
 
 def test_csv_has_six_decimals_integer_counts_and_need_titles(client, library):
-    # Issue 13: 0.6199999999999999 in a spreadsheet reads as noise; JSON keeps every digit.
+    # 0.6199999999999999 in a spreadsheet reads as noise; JSON keeps every digit.
     run = Submission.objects.get(run_name="system-B")
     result = run.results.get()
     summary = {**result.summary, "map": 0.6199999999999999, "num_ret": 40.0, "P_5": 3e-9}

@@ -1,5 +1,5 @@
 """Judged@10 on the leaderboard: runs whose top 10 the pool barely judged are flagged, in
-words, against the threshold the benchmark's organizers set (issue 12)."""
+words, against the threshold the benchmark's organizers set."""
 
 from __future__ import annotations
 

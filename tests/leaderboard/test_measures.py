@@ -1,4 +1,4 @@
-"""Measures on the platform (issue 12): a benchmark's primary, shown and tested measures
+"""Measures on the platform: a benchmark's primary, shown and tested measures
 chosen from the engine's catalog in either name system, every catalog measure stored per
 need, ``?measure=`` in either name system, the interpolation mode reaching the engine,
 and a change of the tested measures queuing the missing tests."""

@@ -1,4 +1,4 @@
-"""Participants own their runs (issue 13): the owner edits the description and links,
+"""Participants own their runs: the owner edits the description and links,
 hides and shows a run, withdraws it; nobody else can; warnings from scoring are shown.
 
 Runs go through the real upload form and the engine (tasks in-process), so comparisons

@@ -74,7 +74,7 @@ def test_leaderboard_by_another_measure(client, library):
 
 
 def test_a_count_measure_is_not_a_ranking(client, library):
-    # Issue 13: num_rel_ret (A retrieves more relevant books) is a count, not a score.
+    # num_rel_ret (A retrieves more relevant books) is a count, not a score.
     for url in (
         reverse("leaderboard", args=["library"]),
         reverse("leaderboard_export", args=["library", "csv"]),
@@ -90,7 +90,7 @@ def test_a_count_measure_is_not_a_ranking(client, library):
 
 
 def test_unknown_measure_is_a_problem_page_naming_close_matches(client, library):
-    # Issue 12: never another ranking in its place; the reader is told what exists.
+    # Never another ranking in its place; the reader is told what exists.
     response = client.get(reverse("leaderboard", args=["library"]), {"measure": "<script>"})
     assert response.status_code == 400
     html = response.content.decode()

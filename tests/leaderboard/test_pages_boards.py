@@ -1,4 +1,4 @@
-"""Issue 13 on the leaderboard: measure menus (grouped, natural order, no counts to rank
+"""The leaderboard: measure menus (grouped, natural order, no counts to rank
 by, change on select), pages and search with global ranks, the leader and the reader's
 own runs always findable."""
 

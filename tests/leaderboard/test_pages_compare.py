@@ -168,7 +168,7 @@ def test_significance_matrix(client, library, demo_user):
 
 
 def test_significance_matrix_tooltips_name_both_runs(client, library):
-    # Issue 13: the cells' titles read "system-B vs " (the column run was missing).
+    # The cells' titles read "system-B vs " (the column run was missing).
     html = client.get(reverse("significance", args=["library"])).content.decode()
     titles = re.findall(r'<td class="[a-z]+"><a href="[^"]+" title="([^"]+)"', html)
     assert sorted(t.split(":")[0] for t in titles) == [

@@ -279,7 +279,7 @@ def test_docker_compose_scales_workers_and_checks_health():
     assert services["score-worker"]["profiles"] == ["queues"]
 
 
-# --- Object storage (issue #15) --------------------------------------------------------
+# --- Object storage --------------------------------------------------------
 
 
 def storage_settings(**env: str) -> subprocess.CompletedProcess:

@@ -1,4 +1,4 @@
-"""Failed log-ins and unknown API tokens are throttled (README, "Log-in and token throttling").
+"""Failed log-ins and unknown API tokens are throttled (docs/settings.md).
 
 Log-ins: django-axes in the database, per username and per address, with the documented
 defaults (10 failures, 15 minutes); instead of waiting 15 minutes the tests move the

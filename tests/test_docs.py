@@ -1,0 +1,364 @@
+"""The docs are reference, not a diary, and they keep up with the code.
+
+- size: README.md and the docs that tend to grow stay within the lines a reader reads;
+- no history in the docs, the README, code comments and docstrings, the Makefile and the
+  deployment files: no development rounds, issue or session numbers, ISO dates, machine
+  names, worktrees, or ``before -> after`` timings. What changed and what it measured goes
+  in the commit message; ``docs/performance.md`` names its machine once;
+- ``docs/architecture.md`` lists every module of ``evaluation``, ``leaderboard`` and
+  ``rrl`` on a line of its own, and no module that does not exist;
+- the settings table is in one place, ``docs/settings.md``, and names every variable
+  ``leaderboard/settings.py`` reads and ``.env.example`` sets;
+- the README links every page under ``docs/``.
+
+Nothing is imported: the files are read as text, Python through ``tokenize`` and ``ast``.
+Left out of the history check: the test fixtures (data files, some of them dated by their
+authors), Django's migrations (generated with a date in their header; a migration is a
+record of a change by design), and this file, which spells the patterns out.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PACKAGES = ("evaluation", "leaderboard", "rrl")
+
+MAX_LINES = {
+    "README.md": 250,
+    "docs/engine.md": 600,
+    "docs/performance.md": 150,
+    "docs/scaling.md": 250,
+}
+
+ORDINALS = (
+    "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth"
+    "|thirteenth|earlier|previous|this|next|last|latest|another"
+)
+UNIT = r"(?:s|ms|µs|MB|GB|GiB|MiB|KB|%|x)"
+HISTORY = {
+    "a development round": re.compile(rf"\b(?:{ORDINALS})\s+rounds?\b|\brounds?\s+\d+\b", re.I),
+    "an issue number": re.compile(r"\b(?:issues?|PR|pull request)\s*#?\s*\d+\b", re.I),
+    "a work session": re.compile(r"\bsessions?\s+\d+\b|\bsession['’]s\s+(?:VM|machine)\b", re.I),
+    "an ISO date": re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b"),
+    "a worktree": re.compile(r"\bworktrees?\b|/work/wt/", re.I),
+    "a before -> after reading": re.compile(
+        rf"\d\s*{UNIT}?\)?\s*(?:->|→)\s*~?\d[\d.,]*(?:-[\d.,]+)?\s*{UNIT}\b"
+    ),
+}
+MACHINE = re.compile(r"\b(?:Intel|Xeon|EPYC|AMD|Ryzen|VMs?)\b")
+
+# Files whose whole text is checked: docs, and the build and deployment files.
+TEXT_FILES = (
+    "README.md",
+    "Makefile",
+    "Dockerfile",
+    "docker-compose.yml",
+    ".env.example",
+    "pyproject.toml",
+    ".ci/run",
+)
+# Python whose comments and docstrings are checked.
+PYTHON_ROOTS = ("evaluation", "leaderboard", "rrl", "bench", "tests")
+SKIPPED = {Path(__file__).resolve()}
+# Modules of the scoring paths that the one-path change deletes; their comments are not
+# worth rewriting. Delete these entries once the files are gone.
+HISTORY_EXEMPT = {
+    "evaluation/trec/plain.py",
+    "evaluation/trec/small.py",
+    "evaluation/measures/plain.py",
+    "evaluation/measures/small.py",
+    "evaluation/memory.py",
+    "leaderboard/uploads/middleware.py",
+}
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def python_files(*roots: str) -> list[Path]:
+    found = []
+    for root in roots:
+        for path in sorted((ROOT / root).rglob("*.py")):
+            parts = path.relative_to(ROOT).parts
+            if "migrations" in parts or "fixtures" in parts or ".venv" in parts:
+                continue
+            found.append(path)
+    return found
+
+
+def prose_of_python(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every comment and every docstring-like string statement."""
+    source = path.read_text(encoding="utf-8")
+    lines = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            lines.append((token.start[0], token.string))
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            for offset, text in enumerate(node.value.value.splitlines()):
+                lines.append((node.lineno + offset, text))
+    return lines
+
+
+def prose_of_text(path: Path) -> list[tuple[int, str]]:
+    return list(enumerate(path.read_text(encoding="utf-8").splitlines(), start=1))
+
+
+def checked_files() -> list[tuple[str, list[tuple[int, str]]]]:
+    files = [(relative(p), prose_of_text(p)) for p in sorted(DOCS.glob("*.md"))]
+    files += [(name, prose_of_text(ROOT / name)) for name in TEXT_FILES if (ROOT / name).exists()]
+    for path in python_files(*PYTHON_ROOTS):
+        name = relative(path)
+        if path.resolve() in SKIPPED or name in HISTORY_EXEMPT:
+            continue
+        files.append((name, prose_of_python(path)))
+    return files
+
+
+def history_in(lines: list[tuple[int, str]]) -> list[tuple[int, str, str]]:
+    return [
+        (number, what, match.group(0))
+        for number, text in lines
+        for what, pattern in HISTORY.items()
+        for match in pattern.finditer(text)
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(MAX_LINES))
+def test_docs_stay_short(name):
+    lines = (ROOT / name).read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES[name], f"{name}: {lines} lines, at most {MAX_LINES[name]}"
+
+
+def test_no_history_in_docs_comments_or_docstrings():
+    found = [
+        f"{name}:{number}: {what} ({text!r})"
+        for name, lines in checked_files()
+        for number, what, text in history_in(lines)
+    ]
+    assert not found, "History belongs in the commit message; say why, not when:\n" + "\n".join(
+        found
+    )
+
+
+def test_machines_are_named_once_in_the_performance_page():
+    found = []
+    for name, lines in checked_files():
+        hits = [(n, t) for n, t in lines if MACHINE.search(t)]
+        if name == "docs/performance.md":
+            assert len(hits) == 1, f"{name} names its machine on {len(hits)} lines, not one"
+        else:
+            found += [f"{name}:{n}: {MACHINE.search(t).group(0)!r}" for n, t in hits]
+    assert not found, "A machine is named in docs/performance.md only:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ("### Fifth round: the small reader", "a development round"),
+        ("see docs/engine.md, Tenth round", "a development round"),
+        ("the shapes of issue #16", "an issue number"),
+        ("Benchmark health (issue 17)", "an issue number"),
+        ("on session 11's VM", "a work session"),
+        ("measured 2026-12-03 16:32 UTC", "an ISO date"),
+        ("in the worktree of the platform", "a worktree"),
+        ("a 7M-line run: 3.0 -> 2.2-2.5 s", "a before -> after reading"),
+        ("peak 1.21 GB -> 1.16 GB", "a before -> after reading"),
+    ],
+)
+def test_the_history_patterns_catch_diary_words(text, what):
+    assert [w for _, w, _ in history_in([(1, text)])] == [what]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "scores round half away from zero; a round axis bound; kombu's round robin",
+        "tests against #1; the leader is #1",
+        "(long)(r * R + 0.9) -> 2 relevant documents",
+        "def f(x: int) -> float:",
+        "A 0 -> 0.35; B 1, 1, 1, 1 -> 1",
+        "request.session and SESSION_COOKIE_AGE",
+    ],
+)
+def test_the_history_patterns_leave_ordinary_words_alone(text):
+    assert history_in([(1, text)]) == []
+
+
+# --- docs/architecture.md: every module on a line of its own ----------------------------
+
+LISTED = re.compile(r"^- `((?:evaluation|leaderboard|rrl)/[\w/]+\.py)`")
+MENTIONED = re.compile(r"(?<![\w/])((?:evaluation|leaderboard|rrl)/[\w/]+\.py)\b")
+
+
+def modules_on_disk() -> set[str]:
+    return {relative(p) for p in python_files(*PACKAGES)}
+
+
+def test_architecture_lists_every_module_and_only_those():
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    listed = [m.group(1) for line in text.splitlines() if (m := LISTED.match(line))]
+    on_disk = modules_on_disk()
+    missing = sorted(on_disk - set(listed))
+    gone = sorted(set(listed) - on_disk)
+    twice = sorted({m for m in listed if listed.count(m) > 1})
+    problems = []
+    if missing:
+        problems.append(
+            "add a line '- `path`: what it does' under its package for:\n  " + "\n  ".join(missing)
+        )
+    if gone:
+        problems.append("remove the lines of modules that do not exist:\n  " + "\n  ".join(gone))
+    if twice:
+        problems.append("list once:\n  " + "\n  ".join(twice))
+    assert not problems, "docs/architecture.md (migrations excepted):\n" + "\n".join(problems)
+
+
+def test_the_docs_mention_no_module_that_does_not_exist():
+    on_disk = modules_on_disk()
+    found = []
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for number, line in prose_of_text(path):
+            for match in MENTIONED.finditer(line):
+                name = match.group(1)
+                if "migrations" not in name and name not in on_disk:
+                    found.append(f"{relative(path)}:{number}: {name}")
+    assert not found, "Modules named in the docs that do not exist:\n" + "\n".join(found)
+
+
+# --- settings: one table, every variable -------------------------------------------------
+
+SETTINGS_READ = re.compile(r"""\benv\w*\(\s*["']([A-Z][A-Z0-9_]+)["']""")
+ENV_EXAMPLE = re.compile(r"^#?\s*([A-Z][A-Z0-9_]+)=", re.M)
+TABLE_ROW = re.compile(r"^\|\s*`([A-Z][A-Z0-9_]+)`")
+TABLE_NAMES = re.compile(r"`([A-Z][A-Z0-9_]+)`")
+# Settings of the warm heap and the judgments read ahead, which the one-path change
+# deletes; not documented. Delete these entries once settings.py no longer reads them.
+UNDOCUMENTED = {"WORKER_HEAP_MB", "WORKER_READ_AHEAD"}
+
+
+def settings_variables() -> set[str]:
+    read = set(SETTINGS_READ.findall((ROOT / "leaderboard/settings.py").read_text()))
+    example = set(ENV_EXAMPLE.findall((ROOT / ".env.example").read_text()))
+    return (read | example) - UNDOCUMENTED
+
+
+def table_variables(path: Path) -> set[str]:
+    names = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if TABLE_ROW.match(line):
+            names.update(TABLE_NAMES.findall(line.split("|")[1]))
+    return names
+
+
+def test_settings_md_has_every_variable():
+    assert settings_variables(), "no variable found: the patterns no longer fit settings.py"
+    documented = table_variables(DOCS / "settings.md")
+    missing = sorted(settings_variables() - documented)
+    unknown = sorted(documented - settings_variables())
+    assert not missing, f"docs/settings.md: add rows for {', '.join(missing)}"
+    assert not unknown, f"docs/settings.md: no such variable, remove {', '.join(unknown)}"
+
+
+def test_the_settings_table_is_in_one_place():
+    variables = settings_variables()
+    elsewhere = [
+        f"{relative(path)}: {', '.join(sorted(table_variables(path) & variables))}"
+        for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+        if path.name != "settings.md" and table_variables(path) & variables
+    ]
+    assert not elsewhere, "Settings rows outside docs/settings.md:\n" + "\n".join(elsewhere)
+
+
+def test_the_readme_links_every_doc():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    missing = [p.name for p in sorted(DOCS.glob("*.md")) if f"(docs/{p.name})" not in readme]
+    assert not missing, f"README.md: add to the index of the docs: {', '.join(missing)}"
+
+
+# --- docs/engine.md: the name table agrees with the catalog ------------------------------
+
+
+def name_pairs() -> list[tuple[str, str]]:
+    """(ir_measures name, trec_eval column) of every cell pair of engine.md's name table,
+    ``k`` read as 10 and ``r`` as 0.10."""
+    text = (DOCS / "engine.md").read_text(encoding="utf-8")
+    table = text[text.index("| ir_measures | trec_eval |") :].split("\n\n")[0].splitlines()[2:]
+    pairs = []
+    for row in table:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        for ir, trec in (cells[0:2], cells[3:5]):
+            ir_names = re.findall(r"`([^`]+)`", ir)
+            trec_names = re.findall(r"`([^`]+)`", trec)
+            assert len(ir_names) == len(trec_names), f"engine.md: {row}"
+            for a, b in zip(ir_names, trec_names, strict=True):
+                a = a.replace("@k", "@10").replace("@r", "@0.10")
+                b = re.sub(r"_k$", "_10", b).replace("recall_r", "recall_0.10")
+                pairs.append((a, b))
+    return pairs
+
+
+def test_the_engine_name_table_is_the_catalog():
+    from evaluation.measures import resolve
+
+    pairs = name_pairs()
+    assert len(pairs) >= 20, pairs
+    wrong = [
+        f"{a}: table {b}, catalog {resolve(a).column}" for a, b in pairs if resolve(a).column != b
+    ]
+    assert not wrong, "docs/engine.md's name table:\n" + "\n".join(wrong)
+
+
+# --- references into the docs point at pages and sections that exist ---------------------
+
+DOC_SECTION = re.compile(r"\b(README(?:\.md)?|docs/\w+\.md)[,:]?\s*\(?\"([^\"]+)\"")
+DOC_PAGE = re.compile(r"(?<![\w/])docs/(\w+\.md)")
+
+
+def headings(path: Path) -> set[str]:
+    return {
+        line.lstrip("#").strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("#")
+    }
+
+
+def test_references_to_the_docs_exist():
+    found = []
+    for name, lines in checked_files():
+        for number, text in lines:
+            for match in DOC_PAGE.finditer(text):
+                if not (DOCS / match.group(1)).exists():
+                    found.append(f"{name}:{number}: no page docs/{match.group(1)}")
+            for match in DOC_SECTION.finditer(text):
+                page = ROOT / (
+                    "README.md" if match.group(1).startswith("README") else match.group(1)
+                )
+                if page.exists() and not any(h.startswith(match.group(2)) for h in headings(page)):
+                    found.append(
+                        f"{name}:{number}: no section {match.group(2)!r} in {relative(page)}"
+                    )
+    assert not found, "References to the docs that lead nowhere:\n" + "\n".join(found)
+
+
+def test_the_reference_patterns_find_sections_and_pages():
+    text = 'see README, "Many workers" and (docs/engine.md, "Speed") and docs/nowhere.md'
+    assert [m.groups() for m in DOC_SECTION.finditer(text)] == [
+        ("README", "Many workers"),
+        ("docs/engine.md", "Speed"),
+    ]
+    assert [m.group(1) for m in DOC_PAGE.finditer(text)] == ["engine.md", "nowhere.md"]
+    assert "Speed" not in headings(DOCS / "engine.md")
