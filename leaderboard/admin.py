@@ -22,6 +22,7 @@ from leaderboard.models import (
     Benchmark,
     InformationNeed,
     Judgments,
+    Phase,
     Profile,
     Submission,
     Team,
@@ -101,10 +102,40 @@ class OrganizerScoped:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
+class PhaseInline(admin.TabularInline):
+    """A campaign's phases on its benchmark's form (times in UTC); permissions follow the
+    benchmark's (``obj`` is the benchmark here)."""
+
+    model = Phase
+    extra = 0
+    fields = [
+        "name",
+        "opens",
+        "closes",
+        "daily_limit",
+        "total_limit",
+        "team_daily_limit",
+        "team_total_limit",
+    ]
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _organises(request, obj)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _organises(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _organises(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _organises(request, obj)
+
+
 @admin.register(Benchmark)
 class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
     benchmark_path = "pk"
     form = BenchmarkForm
+    inlines = [PhaseInline]
     list_display = ["title", "slug", "primary_measure", "is_open", "published", "judgments_version"]
     list_filter = ["is_open", "published"]
     search_fields = ["title", "slug"]

@@ -246,6 +246,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # first: the body of an upload is parsed by whatever reads request.POST first
     "leaderboard.uploads.middleware.LargeBodyMiddleware",
+    "leaderboard.uploads.middleware.RequestStartMiddleware",  # before any body is read
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -460,6 +461,8 @@ if AWS_STORAGE_BUCKET_NAME:
 
 # Uploads: stream anything above 2.5 MB to a temporary file, never hold it in memory.
 MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 500)
+# A run whose upload began before a phase closed is still taken this long after the close.
+UPLOAD_GRACE_SECONDS = env_int("UPLOAD_GRACE_SECONDS", 300)
 # What a (gzipped) file may expand to, counted while decompressing: a gzip bomb is
 # refused at the limit, by the upload check and by the worker's reader alike.
 MAX_UNCOMPRESSED_MB = env_int("MAX_UNCOMPRESSED_MB", min(4 * MAX_UPLOAD_MB, 10240))

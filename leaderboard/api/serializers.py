@@ -41,6 +41,16 @@ def absolute(request, name: str, *args) -> str:
 # --- Benchmarks and leaderboards -----------------------------------------------------
 
 
+class PhaseSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    opens = serializers.DateTimeField()
+    closes = serializers.DateTimeField()
+    daily_limit = serializers.IntegerField(allow_null=True, help_text="Per participant.")
+    total_limit = serializers.IntegerField(allow_null=True, help_text="Per participant.")
+    team_daily_limit = serializers.IntegerField(allow_null=True)
+    team_total_limit = serializers.IntegerField(allow_null=True)
+
+
 class BenchmarkSerializer(serializers.Serializer):
     slug = serializers.SlugField()
     title = serializers.CharField()
@@ -67,6 +77,12 @@ class BenchmarkSerializer(serializers.Serializer):
         source="current_judgments.version", allow_null=True, default=None
     )
     num_needs = serializers.IntegerField(source="current_judgments.num_needs", default=0)
+    phases = PhaseSerializer(
+        many=True, source="phases.all", help_text="A campaign's phases; empty: ever open."
+    )
+    current_phase = serializers.SerializerMethodField(
+        help_text="The name of the phase open now, if any."
+    )
     url = serializers.SerializerMethodField()
     page = serializers.SerializerMethodField()
 
@@ -74,6 +90,11 @@ class BenchmarkSerializer(serializers.Serializer):
         data = super().to_representation(instance)
         data["tested_measures"] = instance.tested_measures()
         return data
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_current_phase(self, benchmark: Benchmark) -> str | None:
+        phase = benchmark.timeline().current
+        return phase.name if phase else None
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_url(self, benchmark: Benchmark) -> str:
@@ -289,7 +310,12 @@ class QuotaSerializer(serializers.Serializer):
     used_today = serializers.IntegerField(help_text="Runs counted today (failed ones are not).")
     remaining_today = serializers.IntegerField()
     resets_at = serializers.DateTimeField(help_text="The next UTC midnight.")
-    open = serializers.BooleanField()
+    open = serializers.BooleanField(help_text="Whether a run is taken now.")
+    refusal = serializers.CharField(help_text="Why not, with the times; empty when open.")
+    phase = serializers.CharField(allow_null=True, help_text="The campaign phase open now.")
+    phase_closes = serializers.DateTimeField(
+        allow_null=True, help_text="When that phase closes (UTC)."
+    )
 
 
 # --- Query strings of the comparisons ---------------------------------------------

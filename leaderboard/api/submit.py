@@ -16,8 +16,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import UnreadablePostError
 from django.http.multipartparser import MultiPartParserError
@@ -39,7 +37,7 @@ from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError, error_body
 from leaderboard.api.schema import errors
-from leaderboard.models import Benchmark, IdempotencyKey, Submission, utc_day_start
+from leaderboard.models import Benchmark, IdempotencyKey, Submission
 from leaderboard.pages.shortcuts import visible_benchmark
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, max_upload_bytes
 from leaderboard.uploads.views import Outcome, receive_run
@@ -157,10 +155,13 @@ def refusal(request: Request, benchmark: Benchmark, outcome: Outcome) -> ApiErro
         ).first()
     if status == 409 and existing is not None:
         details["existing"] = existing_run(request, existing)
-    if status == 429:
-        resets = utc_day_start() + dt.timedelta(days=1)
-        details.update(limit=benchmark.daily_limit, resets_at=resets.isoformat())
-        headers["Retry-After"] = str(max(int((resets - timezone.now()).total_seconds()), 1))
+    reached = getattr(form, "limit_reached", None)
+    if status == 429 and reached is not None:
+        details["limit"] = reached.limit
+        if reached.resets_at is not None:  # a limit on a whole phase never resets
+            details["resets_at"] = reached.resets_at.isoformat()
+            seconds = (reached.resets_at - timezone.now()).total_seconds()
+            headers["Retry-After"] = str(max(int(seconds), 1))
     elif status == 413:
         details["limit_bytes"] = max_upload_bytes()
     return ApiError(status, message, details, headers)

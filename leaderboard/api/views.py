@@ -9,10 +9,7 @@ only for their organizers; anything else is a 404.
 
 from __future__ import annotations
 
-import datetime as dt
-
 from django.db.models import Prefetch
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
@@ -26,7 +23,7 @@ from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, BenchmarkPages, SubmissionPages, conditional
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
-from leaderboard.models import Benchmark, Result, Submission, utc_day_start
+from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.pages.boards import Board, build_leaderboard, unknown_measure_message
 from leaderboard.pages.shortcuts import shown_result, visible_benchmark, visible_submission
 
@@ -58,7 +55,11 @@ class BenchmarkList(ApiView):
     )
     def get(self, request: Request) -> Response:
         query = self.query(s.BenchmarkFilterSerializer)
-        benchmarks = Benchmark.objects.visible_to(request.user).select_related("current_judgments")
+        benchmarks = (
+            Benchmark.objects.visible_to(request.user)
+            .select_related("current_judgments")
+            .prefetch_related("phases")
+        )
         if query["open"] is not None:
             benchmarks = benchmarks.filter(is_open=query["open"])
         if query.get("search"):
@@ -213,13 +214,17 @@ class Quota(ApiView):
     )
     def get(self, request: Request, slug: str) -> Response:
         benchmark = visible_benchmark(request, slug)
-        used = Submission.objects.for_benchmark(benchmark).counted_today(request.user)
+        quota = benchmark.quota(request.user)
+        phase = quota.window.phase
         data = {
             "benchmark": benchmark.slug,
-            "limit": benchmark.daily_limit,
-            "used_today": used,
-            "remaining_today": max(benchmark.daily_limit - used, 0),
-            "resets_at": utc_day_start(timezone.now()) + dt.timedelta(days=1),
-            "open": benchmark.is_open,
+            "limit": quota.limit,
+            "used_today": quota.used_today,
+            "remaining_today": quota.remaining_today,
+            "resets_at": quota.resets_at,
+            "open": quota.window.open,
+            "refusal": quota.window.refusal,
+            "phase": phase.name if phase else None,
+            "phase_closes": phase.closes if phase else None,
         }
         return Response(s.QuotaSerializer(data).data)

@@ -10,6 +10,7 @@ comparisons between them; API tokens and idempotency keys. One module per group,
 - ``idempotency``: ``IdempotencyKey`` (a submit's first answer, replayed to retries).
 - ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
 - ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
+- ``phases``: ``Phase`` (a campaign's dates and limits) and ``window`` (does it take a run now).
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
 imports a task, a page or the pipeline: sending work to Celery belongs to
@@ -29,6 +30,7 @@ from leaderboard.models.benchmarks import (
 from leaderboard.models.health import BenchmarkHealth
 from leaderboard.models.idempotency import IdempotencyKey
 from leaderboard.models.people import Profile, Team
+from leaderboard.models.phases import Phase, PhaseQuerySet, Window
 from leaderboard.models.results import (
     Comparison,
     ComparisonQuerySet,
@@ -62,6 +64,8 @@ __all__ = [
     "MeasureVector",
     "PendingUpload",
     "PendingUploadQuerySet",
+    "Phase",
+    "PhaseQuerySet",
     "Profile",
     "Result",
     "ResultQuerySet",
@@ -72,4 +76,5 @@ __all__ = [
     "run_name_validator",
     "submission_path",  # and leaderboard.models.submission_path
     "utc_day_start",
+    "Window",
 ]

@@ -3,18 +3,23 @@
 A benchmark shows the results of its *current* judgments version; a new version becomes
 current only once every live run has been rescored against it (see
 ``Benchmark.promote_judgments_if_complete``), so readers never see a half-rescored
-leaderboard. Imports within ``models`` only from ``submissions`` (run statuses).
+leaderboard. Imports within ``models`` only from ``submissions`` (run statuses) and ``phases``.
 """
 
 from __future__ import annotations
+
+import datetime as dt
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.functional import cached_property
 
 from evaluation.measures import MODES, UnknownMeasure, resolve
+from leaderboard.models.phases import Quota, Timeline, Window, quota, timeline, window
 from leaderboard.models.submissions import Submission, safe_file_name
 
 # Measures whose per-need vectors are stored and tested for every pair, besides the primary.
@@ -177,6 +182,30 @@ class Benchmark(models.Model):
             except UnknownMeasure:  # a legacy free-text name: nothing to compute
                 continue
         return list(dict.fromkeys(known))
+
+    def window(self, started: dt.datetime | None = None) -> Window:
+        """Whether a run whose upload began at ``started`` (default: now) is taken now,
+        and into which phase (``leaderboard.models.phases``)."""
+        now = timezone.now()
+        return window(self, started or now, now)
+
+    @cached_property
+    def phase_list(self) -> list:
+        """The phases, read once per instance (``prefetch_related("phases")`` fills it)."""
+        return list(self.phases.all())
+
+    @property
+    def accepting_runs(self) -> bool:
+        """Whether a run is taken now: open, and in a phase if it has phases."""
+        return self.window().open
+
+    def timeline(self) -> Timeline:
+        """The phases as of now: the open one, the next, the last closed."""
+        return timeline(self, timezone.now())
+
+    def quota(self, user) -> Quota:
+        """``user``'s submissions today, the limit, and whether a run is taken now."""
+        return quota(self, user, timezone.now())
 
     def rescoring_in_progress(self) -> bool:
         latest = self.latest_judgments

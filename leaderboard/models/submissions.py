@@ -224,6 +224,22 @@ class Submission(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"
     )
     run_name = models.CharField(max_length=40, validators=[run_name_validator])
+    phase = models.ForeignKey(
+        "leaderboard.Phase",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="submissions",
+        help_text="The campaign phase it was submitted in (none on an ever-open benchmark).",
+    )
+    team = models.ForeignKey(
+        "leaderboard.Team",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="submissions",
+        help_text="The participant's team when the run was submitted.",
+    )
     description = models.TextField(blank=True)
     paper_url = models.URLField(
         "paper",

@@ -38,7 +38,9 @@ JUDGED = "judged_10"  # Judged@10: the share of a run's top 10 the pool judged
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    benchmarks = list(Benchmark.objects.visible_to(request.user).order_by("title"))
+    benchmarks = list(
+        Benchmark.objects.visible_to(request.user).prefetch_related("phases").order_by("title")
+    )
     counts = _need_counts(benchmarks)
     leaders = current_leaders(benchmarks, request.user)
     rows = []
@@ -85,6 +87,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         else None,
         "best_query": "&best=team" if board.best_per_team else "",
         "benchmark": benchmark,
+        "timeline": benchmark.timeline(),
         "description": markdown_html(benchmark.description),
         "rules": markdown_html(benchmark.rules),
         "data": markdown_html(benchmark.data_description),

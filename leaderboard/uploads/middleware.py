@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 
 from evaluation.memory import heap_top_padded
 
@@ -36,3 +37,21 @@ def content_length(request: HttpRequest) -> int:
         return max(int(request.META.get("CONTENT_LENGTH") or 0), 0)
     except ValueError:
         return 0
+
+
+class RequestStartMiddleware:
+    """Note when a request began, before its body arrives: a run whose upload began
+    before a phase closed is taken within the grace after the close
+    (``leaderboard.models.phases``), however long the file took to arrive."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        request.started_at = timezone.now()
+        return self.get_response(request)
+
+
+def request_started(request: HttpRequest):
+    """When the request began (now, for a request that did not pass the middleware)."""
+    return getattr(request, "started_at", None) or timezone.now()

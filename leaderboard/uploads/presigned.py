@@ -31,7 +31,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from leaderboard.models import Benchmark, PendingUpload, Submission, run_name_validator
+from leaderboard.models import Benchmark, PendingUpload, Profile, Submission, run_name_validator
 from leaderboard.models.submissions import keep_name, safe_file_name
 from leaderboard.pipeline.files import (
     StorageUnavailable,
@@ -114,8 +114,9 @@ def start_upload(
         raise UploadRefused(
             501, "Direct uploads need object storage (AWS_STORAGE_BUCKET_NAME); post the file."
         )
-    if not benchmark.is_open:
-        raise UploadRefused(403, "This benchmark is closed for submissions.")
+    window = benchmark.window()
+    if window.refusal:
+        raise UploadRefused(403, window.refusal)
     name = os.path.basename(file_name or "") or "run"
     if size <= 0:
         raise UploadRefused(400, f"{name}: the file is empty.")
@@ -131,10 +132,9 @@ def start_upload(
             raise UploadRefused(400, *error.messages) from error
         if Submission.objects.filter(benchmark=benchmark, run_name=run_name).exists():
             raise UploadRefused(400, f"A run named {run_name!r} already exists on this benchmark.")
-    if Submission.objects.for_benchmark(benchmark).counted_today(user) >= benchmark.daily_limit:
-        raise UploadRefused(
-            429, f"You have used all {benchmark.daily_limit} submissions for today (UTC)."
-        )
+    reached = window.limit_reached(benchmark, user, Profile.find(user).team, timezone.now())
+    if reached:
+        raise UploadRefused(429, reached.message)
     # Open uploads hold bucket space until they expire: no more than the day's limit.
     open_uploads = PendingUpload.objects.filter(
         participant=user, benchmark=benchmark, submission__isnull=True, expires__gte=timezone.now()
@@ -220,9 +220,10 @@ def _check_and_store(user, pending: PendingUpload) -> Submission:
     if pending.is_expired:
         _drop(pending)
         raise UploadRefused(410, "This upload expired; start a new one.")
-    if not pending.benchmark.is_open:
+    refusal = pending.benchmark.window(started=pending.created).refusal
+    if refusal:  # the upload began when it was opened: the grace counts from there
         _drop(pending)
-        raise UploadRefused(403, "This benchmark is closed for submissions.")
+        raise UploadRefused(403, refusal)
     try:
         with unavailable_as_error(f"checking {pending.key}"):
             size = storage.size(pending.key)
@@ -242,7 +243,9 @@ def _check_and_store(user, pending: PendingUpload) -> Submission:
             if not form.is_valid():
                 _drop(pending)
                 raise UploadRefused(400, *_messages(form))
-            submission, status = store_run(user, pending.benchmark, form, stored_name=pending.key)
+            submission, status = store_run(
+                user, pending.benchmark, form, pending.created, stored_name=pending.key
+            )
     except FileNotFoundError as error:
         raise UploadRefused(409, f"{name}: nothing was uploaded to the URL yet.") from error
     except StorageUnavailable as error:

@@ -13,15 +13,16 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from leaderboard.models import Benchmark, Result, Submission, utc_day_start
+from leaderboard.models import Benchmark, Profile, Result, Submission
 from leaderboard.models.submissions import keep_name
 from leaderboard.pages.shortcuts import visible_submission
 from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, SubmissionForm, max_upload_bytes
-from leaderboard.uploads.middleware import content_length
+from leaderboard.uploads.middleware import content_length, request_started
 
 STORE_DOWN = (
     "The file store is not answering right now, so your run was not stored (nothing "
@@ -34,12 +35,7 @@ WAITING_FOR_QUEUE = (
 
 
 def _limit_context(benchmark: Benchmark, user) -> dict:
-    used = Submission.objects.for_benchmark(benchmark).counted_today(user)
-    return {
-        "used_today": used,
-        "remaining_today": max(benchmark.daily_limit - used, 0),
-        "resets_at": utc_day_start() + dt.timedelta(days=1),
-    }
+    return {"quota": benchmark.quota(user), "timeline": benchmark.timeline()}
 
 
 @login_required
@@ -84,7 +80,7 @@ def receive_run(
     """Check, store and queue a run posted as ``file``, ``run_name``, ``description``.
 
     The one path for the upload form and the API, so both refuse the same files for the
-    same reasons and share the daily limit. Status: 201 stored, 400 invalid, 403 closed,
+    same reasons and share the daily limit. Status: 201 stored, 400 invalid, 403 closed (or outside every phase),
     413 too large, 429 daily limit reached, 503 the file store did not answer; with
     ``refuse_identical`` (the API: a script retrying a lost answer), 409 when this user
     already submitted the same bytes to this benchmark (``Outcome.existing`` is that run).
@@ -93,8 +89,10 @@ def receive_run(
     if content_length(request) > max_upload_bytes() + 1_048_576:
         refusal = f"The upload is larger than the limit of {max_upload_bytes() // 1048576} MB."
         return Outcome(413, refusal=refusal)
-    if not benchmark.is_open:
-        return Outcome(403, refusal="This benchmark is closed for submissions.")
+    started = request_started(request)
+    refusal = benchmark.window(started).refusal
+    if refusal:
+        return Outcome(403, refusal=refusal)
     form = SubmissionForm(request.POST, request.FILES, benchmark=benchmark)
     if not form.is_valid():
         upload = request.FILES.get("file")
@@ -105,7 +103,7 @@ def receive_run(
         if existing is not None:
             return Outcome(409, form=form, existing=existing)
     try:
-        submission, status = store_run(user, benchmark, form)
+        submission, status = store_run(user, benchmark, form, started)
     except StorageUnavailable:
         return Outcome(503, form=form, refusal=STORE_DOWN)
     return Outcome(status, form=form, submission=submission)
@@ -137,7 +135,7 @@ def _hash(upload) -> tuple[str, int]:
 
 
 def store_run(
-    user, benchmark: Benchmark, form: SubmissionForm, stored_name: str = ""
+    user, benchmark: Benchmark, form: SubmissionForm, started: dt.datetime, stored_name: str = ""
 ) -> tuple[Submission | None, int]:
     """Store and queue the run; or add an error and give the status code to answer with.
 
@@ -154,11 +152,14 @@ def store_run(
     sha256, size = form.digest or _hash(upload)
     with transaction.atomic():
         get_user_model().objects.select_for_update().get(pk=user.pk)
-        if Submission.objects.for_benchmark(benchmark).counted_today(user) >= benchmark.daily_limit:
-            form.add_error(
-                None,
-                f"You have used all {benchmark.daily_limit} submissions for today (UTC).",
-            )
+        window = benchmark.window(started)
+        if window.refusal:
+            form.add_error(None, window.refusal)
+            return None, 403
+        team = Profile.find(user).team
+        form.limit_reached = window.limit_reached(benchmark, user, team, timezone.now())
+        if form.limit_reached:
+            form.add_error(None, form.limit_reached.message)
             return None, 429
         if Submission.objects.filter(
             benchmark=benchmark, run_name=form.cleaned_data["run_name"]
@@ -169,6 +170,8 @@ def store_run(
         submission = Submission(
             benchmark=benchmark,
             participant=user,
+            phase=window.phase,
+            team=team,
             run_name=form.cleaned_data["run_name"],
             description=form.cleaned_data["description"],
             size=size,

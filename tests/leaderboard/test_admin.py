@@ -23,6 +23,8 @@ def benchmark_form(**overrides) -> dict:
         "is_open": "on",
         "daily_limit": 5,
         "published": "on",
+        "phases-TOTAL_FORMS": 0,  # the phases inline, empty
+        "phases-INITIAL_FORMS": 0,
     }
     data.update(overrides)
     return data
@@ -153,3 +155,33 @@ def test_an_organizer_writes_rules_and_data_in_markdown(client, organizer):
     benchmark = Benchmark.objects.get(slug="robust")
     assert benchmark.rules == "# One run a day"
     assert benchmark.data_description == "- **4** needs"
+
+
+def test_an_organizer_sets_phases_on_the_benchmark_form(client, organizer):
+    client.force_login(organizer)
+    phase = {
+        "phases-0-name": "Test",
+        "phases-0-opens_0": "2026-07-10",
+        "phases-0-opens_1": "00:00:00",
+        "phases-0-closes_0": "2026-07-20",
+        "phases-0-closes_1": "12:00:00",
+        "phases-0-total_limit": 3,
+    }
+    response = client.post(
+        "/admin/leaderboard/benchmark/add/", {**benchmark_form(), **phase, "phases-TOTAL_FORMS": 1}
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    (saved,) = Benchmark.objects.get(slug="robust").phases.all()
+    assert (saved.name, saved.closes.isoformat(), saved.total_limit) == (
+        "Test",
+        "2026-07-20T12:00:00+00:00",
+        3,
+    )
+    backwards = {**phase, "phases-0-closes_0": "2026-07-01"}
+    response = client.post(
+        "/admin/leaderboard/benchmark/add/",
+        {**benchmark_form(slug="other"), **backwards, "phases-TOTAL_FORMS": 1},
+    )
+    assert response.status_code == 200
+    assert "A phase must close after it opens." in response.content.decode()
+    assert not Benchmark.objects.filter(slug="other").exists()

@@ -108,6 +108,8 @@ def test_organizers_name_co_organizers_by_exact_username(client, organizer, two_
         "max_depth": 1000,
         "daily_limit": 5,
         "published": "on",
+        "phases-TOTAL_FORMS": 0,
+        "phases-INITIAL_FORMS": 0,
     }
     change = f"/admin/leaderboard/benchmark/{mine.pk}/change/"
     refused = client.post(change, {**data, "co_organizers": "rita-bystander, Rita, nobody"})

@@ -90,6 +90,8 @@ def test_the_organizer_sets_the_threshold_in_the_admin(client, library, organize
         "daily_limit": 3,
         "is_open": "on",
         "published": "on",
+        "phases-TOTAL_FORMS": 0,
+        "phases-INITIAL_FORMS": 0,
     }
     response = client.post(url, {**data, "judged_threshold": "1.5"})
     assert response.status_code == 200  # the form again, with the error

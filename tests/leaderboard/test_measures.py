@@ -30,6 +30,8 @@ def benchmark_form(**overrides) -> dict:
         "is_open": "on",
         "daily_limit": 10,
         "published": "on",
+        "phases-TOTAL_FORMS": 0,  # the phases inline, empty
+        "phases-INITIAL_FORMS": 0,
     }
     data.update(overrides)
     return data
