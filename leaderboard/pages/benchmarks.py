@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET
 
 from evaluation.measures import UnknownMeasure
 from leaderboard.models import Benchmark, InformationNeed
+from leaderboard.pages.board_plots import Point, progress_figure
 from leaderboard.pages.boards import (
     ALPHA,
     build_leaderboard,
@@ -88,6 +89,14 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "best_query": "&best=team" if board.best_per_team else "",
         "benchmark": benchmark,
         "timeline": benchmark.timeline(),
+        "progress": progress_figure(
+            [
+                Point(row.created, row.value, row.run_name, row.is_baseline)
+                for row in board.rows
+                if row.value is not None
+            ],
+            measure_label(board.measure),
+        ),
         "description": markdown_html(benchmark.description),
         "rules": markdown_html(benchmark.rules),
         "data": markdown_html(benchmark.data_description),
