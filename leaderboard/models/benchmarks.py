@@ -171,6 +171,12 @@ class Benchmark(models.Model):
         names = [self.primary_measure, *chosen]
         return list(dict.fromkeys(canonical_measure(name) for name in names))
 
+    def menu_measures(self) -> list[str]:
+        """The measures a reader looks for first: the primary, then the shown ones, as
+        catalog columns (what every measure menu lists before the others)."""
+        names = [self.primary_measure, *(self.shown_measures or ())]
+        return list(dict.fromkeys(canonical_measure(name) for name in names))
+
     def catalog_measures(self) -> list[str]:
         """Every measure the organizer named (primary, shown, tested) that the catalog knows,
         as catalog columns: what scoring asks the engine for besides its defaults."""

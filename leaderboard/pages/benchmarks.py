@@ -109,7 +109,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "alpha": ALPHA,
         "measure_label": measure_label(board.measure),
         "column_heads": [(m, measure_label(m), not is_count(m)) for m in others],
-        "measure_groups": measure_groups(board.measures),
+        "measure_groups": measure_groups(board.measures, benchmark.menu_measures()),
         "run_options": _run_options(board.rows),
         "table_rows": _board_html(board, shown.rows, others),
         "pinned_row": _board_html(board, [shown.pinned_leader], others, "pinned")

@@ -114,7 +114,9 @@ def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
         "result_a": result_a,
         "result_b": result_b,
         "measure": measure,
-        "measure_groups": measure_groups(common, rankable=False, label=per_need_label),
+        "measure_groups": measure_groups(
+            common, benchmark.menu_measures(), rankable=False, label=per_need_label
+        ),
         "measure_note": note,
         "scores": scores,
         "test": test,
@@ -312,7 +314,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "lines": list(zip(matrix.rows, matrix.cells, strict=True)),
         "measure": measure,
         "measure_label": measure_label(measure),
-        "measure_groups": measure_groups(measures),
+        "measure_groups": measure_groups(measures, benchmark.menu_measures()),
         "correction": correction,
         "correction_label": CORRECTIONS[correction],
         "corrections": list(CORRECTIONS.items()),

@@ -1,8 +1,10 @@
 """The pages' measure menus: ``<optgroup>``s from the engine's catalog, in natural order.
 
-Groups are the catalog's (``CatalogEntry.group``: precision, recall, rank-based, graded,
-judged, counts), in its order; within a group labels sort naturally (P@5, P@10, P@100,
-not P@10, P@100, P@5). A menu to rank by leaves the counts out (``boards.NotRankable``).
+The benchmark's own measures (primary first, then the shown ones, in the organizer's
+order) come first, in a group of their own; the rest follow under "More measures",
+by the catalog's groups (precision, recall, rank-based, graded, judged, counts) in its
+order, each sorted naturally (P@5, P@10, P@100, not P@10, P@100, P@5). A menu to rank by
+leaves the counts out (``boards.NotRankable``).
 """
 
 from __future__ import annotations
@@ -22,22 +24,33 @@ def _natural_key(text: str) -> list:
     ]
 
 
+BENCHMARK_GROUP = "Primary and shown"
+MORE = "More measures"
+
+
 def measure_groups(
-    measures, rankable: bool = True, label=None
+    measures, first=(), rankable: bool = True, label=None
 ) -> list[tuple[str, list[tuple[str, str]]]]:
     """``measures`` (stored columns) as a menu's ``<optgroup>``s: (group, [(column,
-    label)]) in the catalog's group order, each naturally sorted by label. ``rankable``
-    leaves out the counts; names the catalog does not know come last, under "other"."""
+    label)]). Those of ``first`` (the benchmark's primary and shown measures) lead, in
+    that order; the rest follow as "More measures: <group>" in the catalog's group
+    order, each naturally sorted by label. ``rankable`` leaves out the counts; names the
+    catalog does not know come last, under "other"."""
     label = label or measure_label
+    offered = [m for m in dict.fromkeys(measures) if not (rankable and is_count(m))]
+    leading = [m for m in dict.fromkeys(first) if m in offered]
     groups: dict[str, list[tuple[str, str]]] = {}
-    for measure in dict.fromkeys(measures):
-        entry = _entry(measure)
-        if rankable and is_count(measure):
+    for measure in offered:
+        if measure in leading:
             continue
+        entry = _entry(measure)
         groups.setdefault(entry.group if entry else "other", []).append((measure, label(measure)))
-    order = [*GROUPS, "other"]
-    return [
-        (group, sorted(groups[group], key=lambda option: _natural_key(option[1])))
-        for group in order
+    menu = [(BENCHMARK_GROUP, [(m, label(m)) for m in leading])] if leading else []
+    return menu + [
+        (
+            f"{MORE}: {group}" if leading else group,
+            sorted(groups[group], key=lambda option: _natural_key(option[1])),
+        )
+        for group in [*GROUPS, "other"]
         if group in groups
     ]

@@ -46,8 +46,15 @@ def wide_board(db, demo_user):
 def test_rank_by_menu_groups_sorts_naturally_and_leaves_out_counts(client, wide_board):
     html = client.get(reverse("leaderboard", args=["wide"])).content.decode()
     groups = menu(html)
-    assert [label for label, _ in groups] == ["Precision", "Recall", "Rank-based", "Graded"]
-    assert groups[0][1] == ["P_5", "P_10", "P_100"]  # P@5, P@10, P@100: not P@10, P@100, P@5
+    assert [label for label, _ in groups] == [
+        "Primary and shown",
+        "More measures: precision",
+        "More measures: recall",
+        "More measures: graded",
+    ]
+    # the primary, then the shown ones in the organizer's order (the count left out)
+    assert groups[0][1] == ["map", "P_100", "P_5"]
+    assert groups[1][1] == ["P_10"]
     options = [value for _, values in groups for value in values]
     assert "num_ret" not in options and "num_rel_ret" not in options
     # A count configured as a column is still shown, but its heading is no ranking link.
@@ -76,15 +83,18 @@ def test_comparison_menu_keeps_counts_the_significance_menu_does_not(client, lib
     a, b = (Submission.objects.get(run_name=n).pk for n in ("system-A", "system-B"))
     html = client.get(reverse("compare", args=["library", a, b])).content.decode()
     groups = dict(menu(html))
-    assert groups["Counts"] == ["num_rel", "num_rel_ret", "num_ret"]  # per-need counts compare
-    precision = [m for m in groups["Precision"] if not m.startswith("iprec")]
-    assert precision == ["P_5", "P_10", "Rprec"]
-    levels = [m for m in groups["Precision"] if m.startswith("iprec")]
+    # the library's primary and shown measures first, in the organizer's order (those
+    # both runs have per-need values of: this fixture stored no nDCG)
+    assert groups["Primary and shown"] == ["map", "P_5", "P_10", "recip_rank", "Rprec"]
+    counts = groups["More measures: counts"]
+    assert counts == ["num_rel", "num_rel_ret", "num_ret"]  # per-need counts compare
+    precision = groups["More measures: precision"]
+    levels = [m for m in precision if m.startswith("iprec")]
     assert levels == [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
     library.significance_measures = ["map", "num_rel_ret"]
     library.save()
     html = client.get(reverse("significance", args=["library"])).content.decode()
-    assert "num_rel_ret" not in dict(menu(html)).get("Counts", [])
+    assert "num_rel_ret" not in dict(menu(html)).get("More measures: counts", [])
     response = client.get(reverse("significance", args=["library"]), {"measure": "num_rel_ret"})
     assert response.status_code == 200 and "All pairs are tested on" in response.content.decode()
 
@@ -98,6 +108,12 @@ def test_measure_groups_come_from_the_catalog():
         ("other", [("xyz", "xyz")]),
     ]
     assert ("counts", [("num_q", "NumQ")]) in measure_groups(["num_q"], rankable=False)
+    first = measure_groups(["P_10", "map", "P_5", "num_ret"], first=["P_10", "num_ret", "xyz"])
+    assert first == [
+        ("Primary and shown", [("P_10", "P@10")]),
+        ("More measures: precision", [("P_5", "P@5")]),
+        ("More measures: rank-based", [("map", "MAP")]),
+    ]
 
 
 # --- pages, search, the leader and your runs ------------------------------------------
