@@ -21,6 +21,7 @@ from leaderboard.models import Benchmark, Profile, Result, Submission
 from leaderboard.pages import plots
 from leaderboard.pages.boards import NEED_COLUMNS, build_leaderboard, measure_label
 from leaderboard.pages.pairs import eleven_point
+from leaderboard.pages.richtext import markdown_html
 from leaderboard.pages.shortcuts import (
     PLOT_FORMATS,
     fmt,
@@ -36,7 +37,13 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     benchmark = run.benchmark
     result = shown_result(run)
     author = Profile.find(run.participant)
-    context = {"run": run, "benchmark": benchmark, "result": result, "author": author}
+    context = {
+        "run": run,
+        "benchmark": benchmark,
+        "result": result,
+        "author": author,
+        "description": markdown_html(run.description),
+    }
     context["live"] = run.status in (Submission.Status.QUEUED, Submission.Status.RUNNING)
     context["is_owner"] = run.is_owned_by(request.user)  # edit, hide, withdraw links
     if result is None:

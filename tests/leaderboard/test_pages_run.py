@@ -122,3 +122,16 @@ def test_need_without_relevant_documents(client, library, demo_user):
     html = client.get(reverse("submission", args=[run.pk])).content.decode()
     assert "No relevant documents judged for this need." in html
     assert Result.objects.filter(submission=run).exists()
+
+
+def test_a_run_description_is_markdown_rendered_and_sanitised(client, library):
+    Submission.objects.filter(run_name="system-A").update(
+        description="# BM25\n\n**RM3** expansion, see [the paper](https://example.org)."
+        '<script>alert(1)</script><a href="javascript:alert(2)">x</a>'
+    )
+    html = page(client, "system-A")
+    lede = html.split('<div class="lede markdown">', 1)[1].split("</div>", 1)[0]
+    assert "<h3>BM25</h3>" in lede  # below the page's h1 and its sections' h2
+    assert "<strong>RM3</strong>" in lede
+    assert 'href="https://example.org"' in lede
+    assert "<script" not in lede and "javascript:" not in lede
