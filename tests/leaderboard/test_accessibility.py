@@ -328,3 +328,16 @@ def test_invalid_forms_mark_and_describe_their_fields(
     submitted(page, "Withdraw the run")
     check("run_withdraw", ["id_confirm"])
     context.close()
+
+
+def test_every_scrolling_table_wrapper_takes_keyboard_focus():
+    """A .table-wrap scrolls sideways on a phone: focusable (tabindex 0), its table can be
+    scrolled with the arrow keys (axe: scrollable-region-focusable)."""
+    templates = Path(__file__).resolve().parents[2] / "templates"
+    wrappers = [
+        (path.name, tag)
+        for path in templates.rglob("*.html")
+        for tag in re.findall(r"<div[^>]*class=\"table-wrap[^>]*>", path.read_text())
+    ]
+    assert len(wrappers) >= 10
+    assert [w for w in wrappers if 'tabindex="0"' not in w[1]] == []
