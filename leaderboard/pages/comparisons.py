@@ -87,6 +87,12 @@ def _pair(request: HttpRequest, benchmark: Benchmark, a: int, b: int):
 
 
 def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
+    """Two runs compared on ``?measure=``, the one read of a comparison (the page, its
+    plots, its JSON download and the API). Without ``?measure=``: the benchmark's primary
+    measure, or AP where these runs were scored before the primary was chosen. A measure
+    the pair has no per-need values of falls back to that default with ``measure_note``
+    saying so; ``measures`` lists the measures the pair has, for callers that refuse
+    instead (the API). Raises ``Problem`` for a pair that cannot be compared."""
     benchmark = visible_benchmark(request, slug)
     run_a, run_b, result_a, result_b = _pair(request, benchmark, a, b)
     frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
@@ -114,6 +120,7 @@ def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
         "result_a": result_a,
         "result_b": result_b,
         "measure": measure,
+        "measures": common,
         "measure_groups": measure_groups(common, rankable=False, label=per_need_label),
         "measure_note": note,
         "scores": scores,
