@@ -206,6 +206,18 @@ class Board:
     def tied(self) -> list[Row]:
         return [row for row in self.rows if row.tied_with_leader and not row.is_leader]
 
+    @property
+    def top(self) -> list[Row]:
+        """The runs the all-pairs matrix compares: the first ``TOP_RUNS`` with a value."""
+        return [row for row in self.rows if row.value is not None][:TOP_RUNS]
+
+    @property
+    def family(self) -> str:
+        """The family the "vs #1" column's p-values are corrected over, in words: the
+        matrix corrects over all pairs, a larger family, so the two can disagree."""
+        n = self.family_size
+        return f"Holm-corrected over the {n} comparison{'' if n == 1 else 's'} with #1"
+
 
 def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
     """Every result on the current judgments the user may see, as plain rows (one query)."""

@@ -25,6 +25,7 @@ from leaderboard.pages import pair_plots, plots
 from leaderboard.pages.boards import (
     ALPHA,
     CORRECTIONS,
+    Board,
     build_leaderboard,
     is_count,
     measure_column,
@@ -33,6 +34,7 @@ from leaderboard.pages.boards import (
     unknown_measure_message,
 )
 from leaderboard.pages.menus import measure_groups
+from leaderboard.pages.paging import PER_PAGE
 from leaderboard.pages.pairs import (
     eleven_point,
     paired_scores,
@@ -44,6 +46,7 @@ from leaderboard.pages.shortcuts import (
     Problem,
     fmt,
     fmt_p,
+    p_phrase,
     plot_response,
     problem_page,
     visible_benchmark,
@@ -308,11 +311,17 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
     board = build_leaderboard(benchmark, request.user, measure)
     matrix = significance_matrix(board, correction)
     compare_url = reverse("compare", args=[benchmark.slug, 0, 0]).rsplit("0/0/", 1)[0]
+    against_leader = _board_verdicts(board)
     for line in matrix.cells:
         for cell in line:
             if cell is not None:
                 cell["text"] = fmt_p(cell["p"])
+                cell["phrase"] = p_phrase(cell["p"])
                 cell["url"] = f"{compare_url}{cell['a']}/{cell['b']}/?measure={measure}"
+                pair = {cell["a"], cell["b"]}
+                other = pair - {board.leader.submission_id} if board.leader else pair
+                # Only a pair with #1 has a verdict on the board too.
+                cell["board"] = against_leader.get(other.pop()) if len(other) == 1 else None
     context = {
         "benchmark": benchmark,
         "matrix": matrix,
@@ -325,5 +334,31 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "corrections": list(CORRECTIONS.items()),
         "alpha": ALPHA,
         "notes": notes,
+        "board": board,
     }
     return render(request, "leaderboard/significance.html", context)
+
+
+def _board_verdicts(board: Board) -> dict[int, dict]:
+    """The leaderboard's "vs #1" verdict on each run tested against #1, by run id: what
+    the matrix's cells of a pair with #1 show beside their own (corrected over all pairs)
+    and link to (the run's row on the board)."""
+    if board.leader is None:
+        return {}
+    url = reverse("leaderboard", args=[board.benchmark.slug])
+    verdicts = {}
+    for index, row in enumerate(board.rows):
+        if row.is_leader or row.p_adjusted is None:
+            continue
+        page = urlencode({"measure": board.measure, "page": index // PER_PAGE + 1})
+        verdict = (
+            "significantly below #1" if row.differs_from_leader else "statistically tied with #1"
+        )
+        verdicts[row.submission_id] = {
+            "url": f"{url}?{page}#run-{row.submission_id}",
+            "text": fmt_p(row.p_adjusted),
+            "differs": row.differs_from_leader,
+            "title": f"On the leaderboard's “vs #1” column, {row.run_name} is {verdict}: "
+            f"{p_phrase(row.p_adjusted)}, {board.family}",
+        }
+    return verdicts
