@@ -85,7 +85,6 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
     shown = board_page(board, request.GET.get("q"), request.GET.get("page"), request.user)
     others = [m for m in board.columns if m != board.measure]
-    in_matrix = matrix_rows(board)
     health = current_health(benchmark)  # stored by the background task, never computed here
     context = {
         "mdd_line": health.mdd_line(board.measure, measure_label(board.measure))
@@ -103,7 +102,6 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "measure_query": _params(board, benchmark, ""),
         "page_range": shown.page.paginator.get_elided_page_range(shown.page.number),
         "alpha": ALPHA,
-        "matrix_family": matrix_family(len(in_matrix)) if len(in_matrix) > 1 else "",
         "measure_label": measure_label(board.measure),
         "column_heads": [(m, measure_label(m), not is_count(m)) for m in others],
         "measure_groups": measure_groups(board.measures),
@@ -190,20 +188,6 @@ def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeStri
     return mark_safe("\n".join(out))
 
 
-def matrix_rows(board) -> list:
-    """The board's runs the all-pairs matrix of the same measure shows: its top runs when
-    the measure is tested for every pair (the matrix offers no other) and the board lists
-    every run (the matrix is not per team); none otherwise."""
-    if board.significance != "stored" or board.best_per_team:
-        return []
-    return board.top
-
-
-def matrix_family(runs: int) -> str:
-    """The matrix's Holm family in words, as the board names it."""
-    return f"all {runs * (runs - 1) // 2} pairs of the top {runs} runs"
-
-
 def _verdict_html(board, row, other: tuple[str, str]) -> str:
     """The "vs #1" cell of a tested run: its mark, its corrected p and the family that p
     is corrected over (in the title), the p linking to the pair's other verdict."""
@@ -227,14 +211,13 @@ def _other_verdict(board):
     slug, measure = board.benchmark.slug, urlencode({"measure": board.measure})
     compare_url = reverse("compare", args=[slug, 0, 0]).rsplit("0/0/", 1)[0]
     matrix_url = reverse("significance", args=[slug])
-    in_matrix = {row.submission_id for row in matrix_rows(board)}
-    in_words = matrix_family(len(in_matrix))
+    in_matrix = {row.submission_id for row in board.in_matrix}
 
     def other(row) -> tuple[str, str]:
         if leader.submission_id in in_matrix and row.submission_id in in_matrix:
             return (
                 f"{matrix_url}?{measure}#pair-{leader.submission_id}-{row.submission_id}",
-                f"This pair in the all-pairs matrix (Holm-corrected over {in_words})",
+                f"This pair in the all-pairs matrix (Holm-corrected over {board.matrix_family})",
             )
         return (
             f"{compare_url}{leader.submission_id}/{row.submission_id}/?{measure}",

@@ -312,16 +312,17 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
     matrix = significance_matrix(board, correction)
     compare_url = reverse("compare", args=[benchmark.slug, 0, 0]).rsplit("0/0/", 1)[0]
     against_leader = _board_verdicts(board)
+    leader = board.leader.submission_id if board.leader else None
     for line in matrix.cells:
         for cell in line:
             if cell is not None:
                 cell["text"] = fmt_p(cell["p"])
                 cell["phrase"] = p_phrase(cell["p"])
                 cell["url"] = f"{compare_url}{cell['a']}/{cell['b']}/?measure={measure}"
-                pair = {cell["a"], cell["b"]}
-                other = pair - {board.leader.submission_id} if board.leader else pair
-                # Only a pair with #1 has a verdict on the board too.
-                cell["board"] = against_leader.get(other.pop()) if len(other) == 1 else None
+                cell["board"] = None
+                if leader in (cell["a"], cell["b"]):  # only a pair with #1 is on the board
+                    run = cell["b"] if cell["a"] == leader else cell["a"]
+                    cell["board"] = against_leader.get(run)
     context = {
         "benchmark": benchmark,
         "matrix": matrix,
