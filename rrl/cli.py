@@ -61,7 +61,9 @@ def parser() -> argparse.ArgumentParser:
     compare.add_argument("benchmark")
     compare.add_argument("a", type=int)
     compare.add_argument("b", type=int)
-    compare.add_argument("--measure")
+    compare.add_argument(
+        "--measure", help="In either name system; by default the benchmark's primary measure."
+    )
 
     download = commands.add_parser("download", help="The leaderboard as CSV or JSON.")
     download.add_argument("benchmark")

@@ -235,7 +235,9 @@ class Client:
         return self._json("GET", f"/api/benchmarks/{benchmark}/", params=_measure(measure))
 
     def compare(self, benchmark: str, a: int, b: int, measure: str | None = None) -> dict:
-        """Two runs compared: per-need differences and the paired tests."""
+        """Two runs compared on ``measure`` (the benchmark's primary measure by default):
+        per-need differences and the paired tests. A measure the runs have no per-need
+        values of is an ``ApiError`` (400) whose ``details["measures"]`` lists theirs."""
         path = f"/api/benchmarks/{benchmark}/compare/{int(a)}/{int(b)}/"
         return self._json("GET", path, params=_measure(measure))
 

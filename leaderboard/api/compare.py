@@ -152,21 +152,27 @@ class Compare(ApiView):
         summary="Two runs compared need by need, with paired significance tests",
         description="Differences are a - b on the judged needs with a relevant document; "
         "raw p-values (one comparison, no correction). The stored tests when the runs were "
-        "compared at scoring time, else computed now.",
+        "compared at scoring time, else computed now. Without `measure`: the benchmark's "
+        "primary measure (AP for runs scored before it was chosen), as on the page; a "
+        "measure these runs have no per-need values of is a 400 whose `details.measures` "
+        "lists those they have.",
         parameters=[s.MeasureQuerySerializer],
         responses={200: ComparisonSerializer, **errors(400, 401, 404, 429)},
     )
     def get(self, request: Request, slug: str, a: int, b: int) -> Response:
-        measure = _checked_measure(self.query(s.MeasureQuerySerializer).get("measure"), "map")
+        asked = self.query(s.MeasureQuerySerializer).get("measure")
+        # None when not asked: the comparison's own default (the primary measure).
+        measure = _checked_measure(asked, "") or None
         try:
             context = comparison_context(_as_page_request(request), slug, a, b)
         except Problem as problem:
             raise ApiError(problem.status, problem.message) from problem
-        if context["measure"] != measure:
+        if measure is not None and context["measure"] != measure:
+            # The page shows its default with a note; a program asked for this measure.
             raise ApiError(
                 400,
-                f"These runs have no per-need values of {measure}.",
-                {"measures": [m for m, _ in context["measures"]]},
+                f"Runs {a} and {b} have no per-need values of {measure}.",
+                {"measures": list(context["measures"])},
             )
         payload = exports.comparison_payload(context)
         payload["tests"] = {k: _finite(v) for k, v in payload["tests"].items()}

@@ -32,7 +32,14 @@ from leaderboard.pages.health import current_health
 from leaderboard.pages.menus import measure_groups
 from leaderboard.pages.paging import board_page
 from leaderboard.pages.richtext import markdown_html, markdown_text
-from leaderboard.pages.shortcuts import Problem, fmt, fmt_p, problem_page, visible_benchmark
+from leaderboard.pages.shortcuts import (
+    Problem,
+    fmt,
+    fmt_p,
+    p_phrase,
+    problem_page,
+    visible_benchmark,
+)
 
 JUDGED = "judged_10"  # Judged@10: the share of a run's top 10 the pool judged
 
@@ -155,6 +162,7 @@ def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeStri
     run_url = reverse("submission", args=[0])[:-2]
     judged = shows_judged(board)
     pending = board.significance == "stored"
+    other_verdict = _other_verdict(board)
     out = []
     for row in rows:
         classes = [css_class] if css_class else []
@@ -172,19 +180,10 @@ def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeStri
         cells = "".join(f'<td class="num">{fmt(row.summary.get(m), m)}</td>' for m in others)
         if judged:
             cells += _judged_cell(row.summary.get(JUDGED), board.benchmark.judged_threshold)
-        p = fmt_p(row.p_adjusted)
         if row.is_leader:
             sig = "#1"
-        elif row.differs_from_leader:
-            sig = (
-                f'<span class="mark diff" title="significantly below #1: Holm-corrected '
-                f'p = {p}">▼</span> <span class="p">p {p}</span>'
-            )
-        elif row.tied_with_leader:
-            sig = (
-                f'<span class="mark tie" title="statistically tied with #1: Holm-corrected '
-                f'p = {p}">≈</span> <span class="p">p {p}</span>'
-            )
+        elif row.differs_from_leader or row.tied_with_leader:
+            sig = _verdict_html(board, row, other_verdict(row))
         elif row.value is not None and pending:
             sig = '<span class="muted">pending</span>'
         else:
@@ -199,6 +198,45 @@ def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeStri
             f"{row.created:%Y-%m-%d}</time></td></tr>"
         )
     return mark_safe("\n".join(out))
+
+
+def _verdict_html(board, row, other: tuple[str, str]) -> str:
+    """The "vs #1" cell of a tested run: its mark, its corrected p and the family that p
+    is corrected over (in the title), the p linking to the pair's other verdict."""
+    verdict = "significantly below #1" if row.differs_from_leader else "statistically tied with #1"
+    mark = '<span class="mark diff"' if row.differs_from_leader else '<span class="mark tie"'
+    symbol = "▼" if row.differs_from_leader else "≈"
+    title = escape(f"{verdict}: {p_phrase(row.p_adjusted)}, {board.family}")
+    url, where = other
+    return (
+        f'{mark} title="{title}">{symbol}</span> <a class="p" href="{escape(url)}" '
+        f'title="{escape(where)}">{escape("p " + fmt_p(row.p_adjusted))}</a>'
+    )
+
+
+def _other_verdict(board):
+    """Where a run's "vs #1" p links: the pair's cell in the all-pairs matrix (corrected
+    over every pair of the top runs) when the matrix has the pair, else the pair's
+    comparison (its raw p-values). The matrix is of every run, on tested measures only,
+    so best-per-team boards and measures tested on the fly link to the comparison."""
+    leader = board.leader
+    slug, measure = board.benchmark.slug, urlencode({"measure": board.measure})
+    compare_url = reverse("compare", args=[slug, 0, 0]).rsplit("0/0/", 1)[0]
+    matrix_url = reverse("significance", args=[slug])
+    in_matrix = {row.submission_id for row in board.in_matrix}
+
+    def other(row) -> tuple[str, str]:
+        if leader.submission_id in in_matrix and row.submission_id in in_matrix:
+            return (
+                f"{matrix_url}?{measure}#pair-{leader.submission_id}-{row.submission_id}",
+                f"This pair in the all-pairs matrix (Holm-corrected over {board.matrix_family})",
+            )
+        return (
+            f"{compare_url}{leader.submission_id}/{row.submission_id}/?{measure}",
+            "This pair's comparison (raw p-values, one comparison)",
+        )
+
+    return other
 
 
 def _who(row) -> str:

@@ -206,6 +206,33 @@ class Board:
     def tied(self) -> list[Row]:
         return [row for row in self.rows if row.tied_with_leader and not row.is_leader]
 
+    @property
+    def top(self) -> list[Row]:
+        """The runs the all-pairs matrix compares: the first ``TOP_RUNS`` with a value."""
+        return [row for row in self.rows if row.value is not None][:TOP_RUNS]
+
+    @property
+    def in_matrix(self) -> list[Row]:
+        """This board's runs whose pairs the all-pairs matrix of its measure shows: the top
+        runs when the measure is tested for every pair (the matrix offers no other) and the
+        board lists every run (the matrix is not per team); none otherwise."""
+        if self.significance != "stored" or self.best_per_team:
+            return []
+        return self.top
+
+    @property
+    def matrix_family(self) -> str:
+        """The matrix's Holm family in words, as the board names it ("" without pairs)."""
+        runs = len(self.in_matrix)
+        return f"all {runs * (runs - 1) // 2} pairs of the top {runs} runs" if runs > 1 else ""
+
+    @property
+    def family(self) -> str:
+        """The family the "vs #1" column's p-values are corrected over, in words: the
+        matrix corrects over all pairs, a larger family, so the two can disagree."""
+        n = self.family_size
+        return f"Holm-corrected over the {n} comparison{'' if n == 1 else 's'} with #1"
+
 
 def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
     """Every result on the current judgments the user may see, as plain rows (one query)."""

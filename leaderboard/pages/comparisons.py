@@ -25,6 +25,7 @@ from leaderboard.pages import pair_plots, plots
 from leaderboard.pages.boards import (
     ALPHA,
     CORRECTIONS,
+    Board,
     build_leaderboard,
     is_count,
     measure_column,
@@ -33,6 +34,7 @@ from leaderboard.pages.boards import (
     unknown_measure_message,
 )
 from leaderboard.pages.menus import measure_groups
+from leaderboard.pages.paging import PER_PAGE
 from leaderboard.pages.pairs import (
     eleven_point,
     paired_scores,
@@ -44,6 +46,7 @@ from leaderboard.pages.shortcuts import (
     Problem,
     fmt,
     fmt_p,
+    p_phrase,
     plot_response,
     problem_page,
     visible_benchmark,
@@ -87,6 +90,12 @@ def _pair(request: HttpRequest, benchmark: Benchmark, a: int, b: int):
 
 
 def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
+    """Two runs compared on ``?measure=``, the one read of a comparison (the page, its
+    plots, its JSON download and the API). Without ``?measure=``: the benchmark's primary
+    measure, or AP where these runs were scored before the primary was chosen. A measure
+    the pair has no per-need values of falls back to that default with ``measure_note``
+    saying so; ``measures`` lists the measures the pair has, for callers that refuse
+    instead (the API). Raises ``Problem`` for a pair that cannot be compared."""
     benchmark = visible_benchmark(request, slug)
     run_a, run_b, result_a, result_b = _pair(request, benchmark, a, b)
     frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
@@ -114,6 +123,7 @@ def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
         "result_a": result_a,
         "result_b": result_b,
         "measure": measure,
+        "measures": common,
         "measure_groups": measure_groups(
             common, benchmark.menu_measures(), rankable=False, label=per_need_label
         ),
@@ -303,11 +313,18 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
     board = build_leaderboard(benchmark, request.user, measure)
     matrix = significance_matrix(board, correction)
     compare_url = reverse("compare", args=[benchmark.slug, 0, 0]).rsplit("0/0/", 1)[0]
+    against_leader = _board_verdicts(board)
+    leader = board.leader.submission_id if board.leader else None
     for line in matrix.cells:
         for cell in line:
             if cell is not None:
                 cell["text"] = fmt_p(cell["p"])
+                cell["phrase"] = p_phrase(cell["p"])
                 cell["url"] = f"{compare_url}{cell['a']}/{cell['b']}/?measure={measure}"
+                cell["board"] = None
+                if leader in (cell["a"], cell["b"]):  # only a pair with #1 is on the board
+                    run = cell["b"] if cell["a"] == leader else cell["a"]
+                    cell["board"] = against_leader.get(run)
     context = {
         "benchmark": benchmark,
         "matrix": matrix,
@@ -320,5 +337,31 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "corrections": list(CORRECTIONS.items()),
         "alpha": ALPHA,
         "notes": notes,
+        "board": board,
     }
     return render(request, "leaderboard/significance.html", context)
+
+
+def _board_verdicts(board: Board) -> dict[int, dict]:
+    """The leaderboard's "vs #1" verdict on each run tested against #1, by run id: what
+    the matrix's cells of a pair with #1 show beside their own (corrected over all pairs)
+    and link to (the run's row on the board)."""
+    if board.leader is None:
+        return {}
+    url = reverse("leaderboard", args=[board.benchmark.slug])
+    verdicts = {}
+    for index, row in enumerate(board.rows):
+        if row.is_leader or row.p_adjusted is None:
+            continue
+        page = urlencode({"measure": board.measure, "page": index // PER_PAGE + 1})
+        verdict = (
+            "significantly below #1" if row.differs_from_leader else "statistically tied with #1"
+        )
+        verdicts[row.submission_id] = {
+            "url": f"{url}?{page}#run-{row.submission_id}",
+            "text": fmt_p(row.p_adjusted),
+            "differs": row.differs_from_leader,
+            "title": f"On the leaderboard's “vs #1” column, {row.run_name} is {verdict}: "
+            f"{p_phrase(row.p_adjusted)}, {board.family}",
+        }
+    return verdicts

@@ -15,7 +15,7 @@ import pandas as pd
 
 from evaluation.significance import PAIR_KEYS, compare_pair, tukey_hsd_blocked
 from leaderboard.models import Comparison, Result, Submission
-from leaderboard.pages.boards import ALPHA, ELEVEN, TOP_RUNS, Board, Row, adjusted, judged
+from leaderboard.pages.boards import ALPHA, ELEVEN, Board, Row, adjusted, judged
 
 # --- Pairwise comparison ------------------------------------------------------------
 
@@ -92,7 +92,7 @@ class Matrix:
 
 def significance_matrix(board: Board, correction: str) -> Matrix:
     """Adjusted p of every pair among the top runs (stored t-tests; Tukey HSD on scores)."""
-    rows = [row for row in board.rows if row.value is not None][:TOP_RUNS]
+    rows = board.top
     ids = [row.submission_id for row in rows]
     pairs: dict[tuple[int, int], float] = {}
     if correction == "tukey":

@@ -52,6 +52,14 @@ def fmt_p(p: float | None) -> str:
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
+def p_phrase(p: float | None) -> str:
+    """``fmt_p`` in a sentence: "p = 0.0290", "p < 0.0001" (never "p = < 0.0001")."""
+    text = fmt_p(p)
+    if text == "—":
+        return "p not computed"
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
 def visible_submission(request: HttpRequest, pk: int) -> Submission:
     submission = get_object_or_404(
         Submission.objects.select_related("benchmark", "participant", "judgments"), pk=pk

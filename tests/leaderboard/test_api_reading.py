@@ -115,6 +115,38 @@ def test_two_runs_compared_as_the_pages_download_compares_them(client, demo):
     error_of(client.get(url), 404)  # a hidden run is not there for an anonymous reader
 
 
+def test_a_comparison_without_a_measure_is_on_the_primary_measure_as_on_the_page(client, demo):
+    # library-facts ranks by recip_rank: tested at scoring time, so the stored tests.
+    facts_a, facts_b = Submission.objects.filter(benchmark__slug="library-facts").order_by("pk")
+    facts = client.get(f"/api/benchmarks/library-facts/compare/{facts_a.pk}/{facts_b.pk}/")
+    assert facts.status_code == 200, facts.content[:500]
+    assert facts.json()["measure"] == "recip_rank" and facts.json()["stored"] is True
+
+    # A primary measure chosen after scoring: per-need values exist, tests computed now.
+    Benchmark.objects.filter(slug="library").update(primary_measure="ndcg_cut_10")
+    a, b = Submission.objects.filter(benchmark=demo).order_by("pk")
+    url = f"/api/benchmarks/library/compare/{a.pk}/{b.pk}/"
+    body = client.get(url).json()
+    assert body["measure"] == "ndcg_cut_10" and body["stored"] is False
+    assert body == client.get(url + "?measure=nDCG@10").json()
+    assert body == client.get(f"/benchmarks/library/compare/{a.pk}/{b.pk}/comparison.json").json()
+    page = client.get(f"/benchmarks/library/compare/{a.pk}/{b.pk}/").content.decode()
+    assert '<option value="ndcg_cut_10" selected>' in page
+
+    # A measure the catalog knows but these runs were not scored on: a 400 naming the
+    # measures they have, never a comparison on another measure.
+    missing = error_of(client.get(url + "?measure=P_7"), 400)
+    assert "P_7" in missing["error"]
+    assert {"map", "ndcg_cut_10", "P_10"} <= set(missing["details"]["measures"])
+    assert "P_7" not in missing["details"]["measures"]
+
+    # A primary measure these runs have no per-need values of: the defined fallback, AP.
+    Benchmark.objects.filter(slug="library").update(primary_measure="ndcg_cut_7")
+    fallback = client.get(url)
+    assert fallback.status_code == 200 and fallback.json()["measure"] == "map"
+    assert fallback.json()["stored"] is True
+
+
 def test_the_significance_matrix(client, demo):
     body = client.get("/api/benchmarks/library/significance/").json()
     assert body["measure"] == "map" and body["correction"] == "holm" and body["alpha"] == 0.05

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 
 import numpy as np
 import pytest
@@ -170,9 +171,12 @@ def test_significance_matrix(client, library, demo_user):
 def test_significance_matrix_tooltips_name_both_runs(client, library):
     # The cells' titles read "system-B vs " (the column run was missing).
     html = client.get(reverse("significance", args=["library"])).content.decode()
-    titles = re.findall(r'<td class="[a-z]+"><a href="[^"]+" title="([^"]+)"', html)
+    titles = re.findall(
+        r'<td id="pair-\d+-\d+" class="[a-z]+"><a href="[^"]+" title="([^"]+)"', html
+    )
     assert sorted(t.split(":")[0] for t in titles) == [
         "system-A vs system-B",
         "system-B vs system-A",
     ]
-    assert all(re.search(r": p = (\d\.\d{4}|< 0\.0001)$", t) for t in titles), titles
+    titles = [unescape(t) for t in titles]  # "p &lt; 0.0001" reads "p < 0.0001"
+    assert all(re.search(r": p (= \d\.\d{4}|< 0\.0001)$", t) for t in titles), titles
