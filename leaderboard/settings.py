@@ -248,6 +248,7 @@ MIDDLEWARE = [
     "leaderboard.uploads.middleware.LargeBodyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -502,6 +503,33 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'none'"],
         "object-src": ["'none'"],
     }
+}
+# Permissions-Policy (django-permissions-policy) on every response: the site uses no
+# camera, microphone, location, payment, sensor or other powerful browser feature, so
+# each is refused to the site and to anything it might embed.
+PERMISSIONS_POLICY: dict[str, list[str]] = {
+    feature: []
+    for feature in (
+        "accelerometer",
+        "autoplay",
+        "browsing-topics",
+        "camera",
+        "display-capture",
+        "encrypted-media",
+        "fullscreen",
+        "geolocation",
+        "gyroscope",
+        "hid",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "publickey-credentials-get",
+        "screen-wake-lock",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
+    )
 }
 
 # Celery. With no broker configured, tasks run eagerly in-process.
