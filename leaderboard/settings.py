@@ -650,6 +650,12 @@ HEALTH_TIMEOUT_SECONDS = at_least(
     "seconds",
     "the workers' ping alone waits a second",
 )
+# Callers that are not internal (loopback, or X-Health-Token) get the liveness answer,
+# the process and its database, computed at most once per this many seconds per process.
+HEALTH_CACHE_SECONDS = at_least("HEALTH_CACHE_SECONDS", env_int("HEALTH_CACHE_SECONDS", 5), 0)
+# A secret that gets the full check from any address (a load balancer or monitor outside
+# the host) in the X-Health-Token header. Empty: only loopback callers get it.
+HEALTH_TOKEN = env_str("HEALTH_TOKEN")
 # --- end of the /health/ block -----------------------------------------------------------
 
 # --- Object storage (issue #15): presigned uploads never confirmed are deleted hourly.
