@@ -19,7 +19,7 @@ import hashlib
 import json
 from typing import Any
 
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from rest_framework import generics, serializers
@@ -113,8 +113,12 @@ def last_change(benchmark: Benchmark, user) -> dt.datetime:
     results = Result.objects.filter(submission__in=seen.values("pk")).aggregate(
         created=Max("created")
     )
-    # Hiding or withdrawing a run takes it off boards it was on, showing it adds it.
-    shown = runs.aggregate(visibility=Max("visibility_changed_at"), withdrawn=Max("withdrawn_at"))
+    # Hiding or withdrawing a run takes it off the boards it was on, showing it adds it
+    # (a hidden run withdrawn was on no public board).
+    shown = runs.aggregate(
+        visibility=Max("visibility_changed_at"),
+        withdrawn=Max("withdrawn_at", filter=Q(is_hidden=False)),
+    )
     judged = benchmark.judgments.aggregate(created=Max("created"))
     moments = [
         benchmark.created,

@@ -42,7 +42,7 @@ class Migration(migrations.Migration):
             name="visibility_changed_at",
             field=models.DateTimeField(
                 blank=True,
-                help_text="When the run was last hidden from readers or shown to them again (a board's Last-Modified).",
+                help_text="When the scored run was last hidden from readers or shown to them again (a board's Last-Modified).",
                 null=True,
             ),
         ),

@@ -120,7 +120,8 @@ class SubmissionQuerySet(models.QuerySet):
             hidden_by=by if by is not None and by.is_authenticated else None,
             hidden_by_organizer=by_organizer,
             visibility_changed_at=Case(
-                When(is_hidden=False, then=Now()), default=F("visibility_changed_at")
+                When(is_hidden=False, status=Submission.Status.SCORED, then=Now()),
+                default=F("visibility_changed_at"),
             ),
         )
         return public
@@ -138,7 +139,10 @@ class SubmissionQuerySet(models.QuerySet):
             is_hidden=False,
             hidden_by=None,
             hidden_by_organizer=False,
-            visibility_changed_at=Now(),
+            visibility_changed_at=Case(
+                When(status=Submission.Status.SCORED, then=Now()),
+                default=F("visibility_changed_at"),
+            ),
         )
         return ids
 
@@ -314,7 +318,7 @@ class Submission(models.Model):
     visibility_changed_at = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="When the run was last hidden from readers or shown to them again "
+        help_text="When the scored run was last hidden from readers or shown to them again "
         "(a board's Last-Modified).",
     )
     created = models.DateTimeField(default=timezone.now)

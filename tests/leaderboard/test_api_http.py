@@ -214,15 +214,17 @@ def test_scoring_a_hidden_run_moves_no_validator_a_reader_gets(
     client, demo, participant, django_capture_on_commit_callbacks
 ):
     """A reader's ETag and Last-Modified of the board and its exports depend only on the
-    runs they can see: a hidden run scored, or rescored, changes neither."""
+    runs they can see: a run uploaded, hidden while queued, scored and rescored changes
+    neither, while its owner's move; showing it again moves the reader's."""
     owner = bearer(participant)
+    _a_day_ago()
+    anonymous, owners = _validators(client), _validators(client, owner)
+
     with django_capture_on_commit_callbacks() as scoring:  # stored and queued, not scored
         assert upload(client, owner, variant(1), run_name="secret").status_code == 201
     secret = Submission.objects.get(run_name="secret")
     secret.hide(participant)
-    _a_day_ago()
-    anonymous, owners = _validators(client), _validators(client, owner)
-
+    assert _validators(client) == anonymous
     with django_capture_on_commit_callbacks(execute=True):
         for callback in scoring:
             callback()
@@ -241,6 +243,8 @@ def test_scoring_a_hidden_run_moves_no_validator_a_reader_gets(
     assert _validators(client) == anonymous
 
     # showing it again changes the public board, and Last-Modified moves with it
+    _a_day_ago()
+    anonymous = _validators(client)
     secret.unhide(participant)
     shown = _validators(client)
     assert all(new != old for new, old in zip(shown, anonymous, strict=True))

@@ -262,7 +262,6 @@ def test_a_failing_database_makes_liveness_503(client, counted, monkeypatch):
     monkeypatch.setitem(health.LIVENESS, "database", down)
     response = client.get("/health/", REMOTE_ADDR=OUTSIDE)
     assert response.status_code == 503
-    assert response.json() == {
-        "status": "failing",
-        "checks": {"database": {"ok": False, "error": "ConnectionError", "ms": 0}},
-    }
+    body = response.json()
+    assert body["status"] == "failing" and set(body["checks"]) == {"database"}
+    assert body["checks"]["database"]["error"] == "ConnectionError"
