@@ -436,6 +436,8 @@ def test_the_owner_cannot_show_a_run_the_organizers_hid(
     assert "Hidden by the benchmark's organizers; ask them to show it again." in page
     assert f'href="{urls(a)["unhide"]}"' not in page  # no button that cannot work
     assert f'href="{urls(a)["withdraw"]}"' in page  # withdrawing stays the owner's
+    my_runs = client.get("/accounts/runs/").content.decode()
+    assert "hidden by the organizers" in my_runs and f'href="{urls(a)["unhide"]}"' not in my_runs
     for method in (client.get, client.post):
         refused = method(urls(a)["unhide"], {"confirm": "on"})
         assert refused.status_code == 403
@@ -468,6 +470,7 @@ def test_the_owner_shows_again_a_run_they_hid_and_organizers_any(
     assert (a.is_hidden, a.hidden_by, a.hidden_by_organizer) == (True, participant, False)
     page = client.get(a.get_absolute_url()).content.decode()
     assert "Hidden by you." in page and f'href="{urls(a)["unhide"]}"' in page
+    assert f'href="{urls(a)["unhide"]}"' in client.get("/accounts/runs/").content.decode()
     assert client.post(urls(a)["unhide"], {"confirm": "on"}).status_code == 302
     a.refresh_from_db()
     assert not a.is_hidden
