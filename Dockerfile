@@ -15,4 +15,6 @@ COPY . .
 RUN DEBUG=0 SECRET_KEY=collectstatic-only-not-a-secret-0123456789abcdefghijklmnopqrstuv \
     ALLOWED_HOSTS=localhost python manage.py collectstatic --noinput
 EXPOSE 8000
-CMD ["gunicorn", "leaderboard.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]
+# --preload: the application (every view, its libraries, the templates) is loaded once in
+# gunicorn's master before the workers fork, so no reader waits for it (leaderboard/wsgi.py).
+CMD ["gunicorn", "leaderboard.wsgi", "--preload", "--bind", "0.0.0.0:8000", "--workers", "3"]

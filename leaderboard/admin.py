@@ -276,6 +276,10 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         "attempts",
         "task_id",
         "judgments",
+        # Hidden and shown through the actions, which record who hid the run.
+        "is_hidden",
+        "hidden_by",
+        "hidden_by_organizer",
     ]
     fields = [
         "run_name",
@@ -283,7 +287,6 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         "paper_url",
         "code_url",
         "is_baseline",
-        "is_hidden",
         *readonly_fields,
     ]
     actions = ["mark_baseline", "unmark_baseline", "hide", "unhide", "withdraw", "rescore"]
@@ -306,13 +309,14 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
 
     @admin.action(description="Hide from the leaderboard")
     def hide(self, request, queryset) -> None:
-        queryset.update(is_hidden=True)
+        # An organizer's hide: the participant cannot show the run again.
+        queryset.hide(request.user, by_organizer=True)
 
     @admin.action(description="Show on the leaderboard")
     def unhide(self, request, queryset) -> None:
-        queryset.update(is_hidden=False)
+        shown = queryset.unhide(by_organizer=True)
         # Hidden runs were left out of comparisons; test them now (only new pairs).
-        queue_comparisons(queryset.filter(status=Submission.Status.SCORED))
+        queue_comparisons(Submission.objects.filter(pk__in=shown).scored())
 
     @admin.action(description="Withdraw")
     def withdraw(self, request, queryset) -> None:

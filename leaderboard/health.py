@@ -15,10 +15,21 @@ checks pass with ``"in_process": true``. The answer names no host, address, URL 
 error message (they may carry credentials): only whether each check passed, how long it
 took, the error's type, and how many workers answered. Anonymous and outside ``/api/``:
 no log-in, no token, nothing throttled or counted by django-axes.
+
+The full check holds a web process about a second (the workers' ping) and sends a ping
+to every worker through the broker, so only internal callers get it: a request from a
+loopback address that no proxy forwarded (docker compose's healthcheck, an operator on
+the host) or one carrying ``X-Health-Token`` equal to ``HEALTH_TOKEN``. Everyone else
+gets the liveness answer: the process answers and reaches the database, ``{"status",
+"checks": {"database"}}``, computed at most once per ``HEALTH_CACHE_SECONDS`` per process
+(held in the process, not in the cache service, whose failure must not make a live site
+look dead), so clients looping on ``/health/`` cost a board page nothing.
 """
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import threading
 import time
 from collections.abc import Callable
@@ -81,8 +92,9 @@ CHECKS: dict[str, Callable[[], dict]] = {
 }
 
 
-def run_checks(timeout: float) -> dict[str, dict]:
-    """Every check at once; those not done within ``timeout`` seconds fail."""
+def run_checks(timeout: float, checks: dict[str, Callable[[], dict]] = CHECKS) -> dict[str, dict]:
+    """The ``checks`` (every one by default) at once; those not done within ``timeout``
+    seconds fail."""
     results: dict[str, dict] = {}
 
     def run(name: str, check: Callable[[], dict]) -> None:
@@ -98,7 +110,7 @@ def run_checks(timeout: float) -> dict[str, dict]:
 
     threads = [
         threading.Thread(target=run, args=item, daemon=True, name=f"health-{item[0]}")
-        for item in CHECKS.items()
+        for item in checks.items()
     ]
     deadline = time.monotonic() + timeout
     for thread in threads:
@@ -107,14 +119,58 @@ def run_checks(timeout: float) -> dict[str, dict]:
         thread.join(max(0.0, deadline - time.monotonic()))
     return {
         name: results.get(name) or {"ok": False, "error": f"timed out after {timeout:g} s"}
-        for name in CHECKS
+        for name in checks
     }
+
+
+LIVENESS: dict[str, Callable[[], dict]] = {"database": check_database}
+
+
+def is_internal(request: HttpRequest) -> bool:
+    """A caller the full check is for: the right ``X-Health-Token``, or a loopback
+    address with no proxy's forwarding header (behind a proxy on the same host every
+    request comes from loopback, and carries one)."""
+    token = request.headers.get("X-Health-Token", "")
+    if settings.HEALTH_TOKEN and token:
+        return hmac.compare_digest(token.encode(), settings.HEALTH_TOKEN.encode())
+    if "X-Forwarded-For" in request.headers or "Forwarded" in request.headers:
+        return False
+    try:
+        return ipaddress.ip_address(request.META.get("REMOTE_ADDR", "")).is_loopback
+    except ValueError:
+        return False
+
+
+class Liveness:
+    """The public answer, computed at most once per ``HEALTH_CACHE_SECONDS`` in this
+    process; concurrent callers at expiry wait for the one computing it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.answer: tuple[float, dict[str, dict]] | None = None  # (expiry, checks)
+
+    def checks(self) -> dict[str, dict]:
+        with self.lock:
+            if self.answer is None or time.monotonic() >= self.answer[0]:
+                checks = run_checks(settings.HEALTH_TIMEOUT_SECONDS, LIVENESS)
+                self.answer = (time.monotonic() + settings.HEALTH_CACHE_SECONDS, checks)
+            return self.answer[1]
+
+    def clear(self) -> None:
+        with self.lock:
+            self.answer = None
+
+
+liveness = Liveness()
 
 
 @never_cache
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
-    checks = run_checks(settings.HEALTH_TIMEOUT_SECONDS)
+    if is_internal(request):
+        checks = run_checks(settings.HEALTH_TIMEOUT_SECONDS)
+    else:
+        checks = liveness.checks()
     healthy = all(check["ok"] for check in checks.values())
     return JsonResponse(
         {"status": "ok" if healthy else "failing", "checks": checks},

@@ -249,6 +249,7 @@ MIDDLEWARE = [
     "leaderboard.uploads.middleware.RequestStartMiddleware",  # before any body is read
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -506,6 +507,33 @@ CONTENT_SECURITY_POLICY = {
         "object-src": ["'none'"],
     }
 }
+# Permissions-Policy (django-permissions-policy) on every response: the site uses no
+# camera, microphone, location, payment, sensor or other powerful browser feature, so
+# each is refused to the site and to anything it might embed.
+PERMISSIONS_POLICY: dict[str, list[str]] = {
+    feature: []
+    for feature in (
+        "accelerometer",
+        "autoplay",
+        "browsing-topics",
+        "camera",
+        "display-capture",
+        "encrypted-media",
+        "fullscreen",
+        "geolocation",
+        "gyroscope",
+        "hid",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "publickey-credentials-get",
+        "screen-wake-lock",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
+    )
+}
 
 # Celery. With no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -625,6 +653,12 @@ HEALTH_TIMEOUT_SECONDS = at_least(
     "seconds",
     "the workers' ping alone waits a second",
 )
+# Callers that are not internal (loopback, or X-Health-Token) get the liveness answer,
+# the process and its database, computed at most once per this many seconds per process.
+HEALTH_CACHE_SECONDS = at_least("HEALTH_CACHE_SECONDS", env_int("HEALTH_CACHE_SECONDS", 5), 0)
+# A secret that gets the full check from any address (a load balancer or monitor outside
+# the host) in the X-Health-Token header. Empty: only loopback callers get it.
+HEALTH_TOKEN = env_str("HEALTH_TOKEN")
 # --- end of the /health/ block -----------------------------------------------------------
 
 # --- Object storage: presigned uploads never confirmed are deleted hourly.

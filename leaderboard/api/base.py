@@ -7,17 +7,19 @@
   its named list (``benchmarks``, ``submissions``) beside ``count``, ``next`` and
   ``previous``.
 - ``conditional``: a leaderboard's ``ETag`` (a hash of the exact JSON, so it differs per
-  caller when hidden runs differ) and ``Last-Modified`` (the newest run, result or
-  judgments version); ``If-None-Match`` or ``If-Modified-Since`` answer 304.
+  caller when hidden runs differ) and ``Last-Modified`` (the newest run or result the
+  caller may see, hide, show or withdrawal, or judgments version); both depend only on
+  what the caller can see. ``If-None-Match`` or ``If-Modified-Since`` answer 304.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from typing import Any
 
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from rest_framework import generics, serializers
@@ -100,21 +102,31 @@ class SubmissionPages(Pages):
     key = "submissions"
 
 
-def last_change(benchmark: Benchmark):
-    """The newest moment the benchmark's board could have changed (runs, results,
-    judgments). Hiding a run does not move it: clients should prefer the ETag."""
-    runs = Submission.objects.filter(benchmark=benchmark).aggregate(
-        created=Max("created"), finished=Max("finished")
-    )
-    results = Result.objects.filter(submission__benchmark=benchmark).aggregate(
+def last_change(benchmark: Benchmark, user) -> dt.datetime:
+    """The newest moment the board ``user`` sees could have changed: the runs they may
+    see (submitted, finished, scored), a run hidden, shown again or withdrawn, and the
+    judgments versions. A run hidden from ``user`` moves nothing while hidden: scoring
+    or rescoring it changes no board they can see."""
+    runs = Submission.objects.for_benchmark(benchmark)
+    seen = runs.filter(pk__in=runs.visible_to(user).values("pk"))
+    seen_runs = seen.aggregate(created=Max("created"), finished=Max("finished"))
+    results = Result.objects.filter(submission__in=seen.values("pk")).aggregate(
         created=Max("created")
+    )
+    # Hiding or withdrawing a run takes it off the boards it was on, showing it adds it
+    # (a hidden run withdrawn was on no public board).
+    shown = runs.aggregate(
+        visibility=Max("visibility_changed_at"),
+        withdrawn=Max("withdrawn_at", filter=Q(is_hidden=False)),
     )
     judged = benchmark.judgments.aggregate(created=Max("created"))
     moments = [
         benchmark.created,
-        runs["created"],
-        runs["finished"],
+        seen_runs["created"],
+        seen_runs["finished"],
         results["created"],
+        shown["visibility"],
+        shown["withdrawn"],
         judged["created"],
     ]
     return max(m for m in moments if m is not None)
@@ -125,7 +137,7 @@ def conditional(request: Request, data: dict, benchmark: Benchmark, **kwargs) ->
     copy is still current."""
     body = json.dumps(data, sort_keys=True, default=str).encode()
     etag = f'"{hashlib.sha256(body).hexdigest()[:32]}"'
-    modified = last_change(benchmark).timestamp()
+    modified = last_change(benchmark, request.user).timestamp()
     response = get_conditional_response(request._request, etag=etag, last_modified=int(modified))
     if response is None:
         response = Response(data, **kwargs)

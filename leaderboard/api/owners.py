@@ -2,12 +2,14 @@
 show it again, withdraw it.
 
 The same semantics as the run's pages (``leaderboard/uploads/owners.py``): the model
-does the work and checks the owner (``Submission.edit``, ``set_hidden``, ``withdraw``);
-a run the caller may not see is a 404, one they see but do not own a 403; a withdrawn
-run is kept as it was (400), except that withdrawing it again answers it as it is.
-Hiding or showing a run that already is so changes nothing and answers the run; showing
-a run again queues the comparisons left untested while it was hidden. Every answer is
-the run, as ``GET`` gives it.
+does the work and checks who may (``Submission.edit``, ``hide``, ``unhide``,
+``withdraw``); a run the caller may not see is a 404, one they see but may not change a
+403 with the reason; a withdrawn run is kept as it was (400), except that withdrawing it
+again answers it as it is. Editing and withdrawing are the participant's; hiding and
+showing again are the participant's and the organizers', and a run the organizers hid
+only they may show again. Hiding or showing a run that already is so changes nothing
+and answers the run; showing a run again queues the comparisons left untested while it
+was hidden. Every answer is the run, as ``GET`` gives it.
 """
 
 from __future__ import annotations
@@ -74,14 +76,19 @@ class OwnerAction(ApiView):
     action = ""
 
     def post(self, request: Request, submission_id: int) -> Response:
-        run = owned_run(request, submission_id)
+        if self.action == "withdraw":
+            run = owned_run(request, submission_id)
+        else:  # the model checks who may hide or show it
+            run = visible_submission(request, submission_id)
         if run.is_withdrawn:
             if self.action == "withdraw":
                 return run_answer(request, run)
             raise kept_as_it_was(run)
         if self.action == "withdraw":
             run.withdraw(request.user)
-        elif run.set_hidden(request.user, self.action == "hide") and self.action == "unhide":
+        elif self.action == "hide":
+            run.hide(request.user)
+        elif run.unhide(request.user):
             queue_comparisons([run])  # the pairs left untested while it was hidden
         return run_answer(request, run)
 
@@ -115,8 +122,10 @@ class Hide(OwnerAction):
 
     @_schema(
         "hideSubmission",
-        "Hide one's own run from the public",
-        "Only its owner and the organizers see it then. A withdrawn run is a 400.",
+        "Hide a run from the public (its owner or the benchmark's organizers)",
+        "Only its owner and the organizers see it then; the run records who hid it "
+        "(`hidden_by`). An organizer's hide only the organizers can undo. A withdrawn run "
+        "is a 400.",
     )
     def post(self, request: Request, submission_id: int) -> Response:
         return super().post(request, submission_id)
@@ -127,9 +136,10 @@ class Unhide(OwnerAction):
 
     @_schema(
         "unhideSubmission",
-        "Show one's own hidden run to everyone again",
-        "Queues its comparisons with the runs scored while it was hidden. A withdrawn run "
-        "is a 400.",
+        "Show a hidden run to everyone again",
+        "Its owner may undo their own hide only: a run the organizers hid is a 403 for "
+        "them (the organizers may show any). Queues its comparisons with the runs scored "
+        "while it was hidden. A withdrawn run is a 400.",
     )
     def post(self, request: Request, submission_id: int) -> Response:
         return super().post(request, submission_id)

@@ -217,6 +217,10 @@ class SubmissionSerializer(serializers.Serializer):
     warnings = serializers.ListField(child=serializers.CharField())
     baseline = serializers.BooleanField(source="is_baseline")
     hidden = serializers.BooleanField(source="is_hidden")
+    hidden_by = serializers.SerializerMethodField(
+        help_text="Who hid the run: `participant` (its owner may show it again), "
+        "`organizers` (only they may), or null while it is public."
+    )
     submitted = serializers.DateTimeField(source="created")
     finished = serializers.DateTimeField(allow_null=True)
     judgments_version = serializers.SerializerMethodField()
@@ -227,6 +231,14 @@ class SubmissionSerializer(serializers.Serializer):
 
     def get_participant(self, run: Submission) -> str:
         return Profile.find(run.participant).public_name
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["participant", "organizers"], allow_null=True)
+    )
+    def get_hidden_by(self, run: Submission) -> str | None:
+        if not run.is_hidden:
+            return None
+        return "organizers" if run.hidden_by_organizer else "participant"
 
     def _result(self, run: Submission):
         return self.context.get("results", {}).get(run.pk)

@@ -11,10 +11,16 @@ whose clocks differ. Sending tasks is not done here: a model never imports a tas
 (``leaderboard.pipeline.tasks`` queues them). Imports nothing else of ``models``: the
 foreign keys name their targets as strings.
 
-The owner's operations (``edit``, ``set_hidden``, ``withdraw``) are here too, each
-checking that the user is the run's participant: over 400 lines, because a run's whole
-life, queue to withdrawal, reads best in one place and splitting the model would not
-make it shorter.
+The owner's operations (``edit``, ``hide``, ``unhide``, ``withdraw``) are here too, each
+checking who may do it: over 400 lines, because a run's whole life, queue to withdrawal,
+reads best in one place and splitting the model would not make it shorter.
+
+Hiding: a run is hidden by its participant or by the benchmark's organizers, and the row
+records which (``hidden_by``, ``hidden_by_organizer``). The participant may show again
+only a run they hid themselves; the organizers may show any. Every change of the hidden
+flag goes through ``SubmissionQuerySet.hide`` and ``unhide`` (the run's own ``hide`` and
+``unhide`` and the admin's actions call them), so work that follows a change of what
+readers see has one place to hook into.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.validators import RegexValidator, URLValidator
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, When
 from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
@@ -92,6 +98,51 @@ class SubmissionQuerySet(models.QuerySet):
         ids = list(self.live().values_list("pk", flat=True))
         Submission.objects.filter(pk__in=ids).live().update(
             status=Submission.Status.WITHDRAWN, withdrawn_at=timezone.now(), lease_until=None
+        )
+        return ids
+
+    def hide(self, by, *, by_organizer: bool) -> list[int]:
+        """Hide these runs (withdrawn ones excepted), recording that ``by`` hid them and
+        whether as an organizer; returns the ids of those that were public.
+
+        An organizer's hide takes over a run its participant hid (so the participant can
+        no longer show it); a participant's hide leaves an organizer's as it is. Permission
+        is the caller's to check (``Submission.hide``, the admin's organizer scoping).
+        ``visibility_changed_at`` moves only for runs that were public."""
+        runs = Submission.objects.filter(pk__in=self.values("pk")).live()
+        public = list(runs.filter(is_hidden=False).values_list("pk", flat=True))
+        if by_organizer:
+            runs = runs.exclude(is_hidden=True, hidden_by_organizer=True)
+        else:
+            runs = runs.filter(is_hidden=False)
+        runs.update(
+            is_hidden=True,
+            hidden_by=by if by is not None and by.is_authenticated else None,
+            hidden_by_organizer=by_organizer,
+            visibility_changed_at=Case(
+                When(is_hidden=False, status=Submission.Status.SCORED, then=Now()),
+                default=F("visibility_changed_at"),
+            ),
+        )
+        return public
+
+    def unhide(self, *, by_organizer: bool) -> list[int]:
+        """Show these hidden runs to everyone again (withdrawn ones excepted); returns the
+        ids shown. Without ``by_organizer`` only the runs their participant hid: an
+        organizer's hide is the organizers' to undo. The caller queues the comparisons
+        left untested while they were hidden (``pipeline.tasks.queue_comparisons``)."""
+        hidden = Submission.objects.filter(pk__in=self.values("pk")).live().filter(is_hidden=True)
+        if not by_organizer:
+            hidden = hidden.filter(hidden_by_organizer=False)
+        ids = list(hidden.values_list("pk", flat=True))
+        hidden.filter(pk__in=ids).update(
+            is_hidden=False,
+            hidden_by=None,
+            hidden_by_organizer=False,
+            visibility_changed_at=Case(
+                When(status=Submission.Status.SCORED, then=Now()),
+                default=F("visibility_changed_at"),
+            ),
         )
         return ids
 
@@ -268,6 +319,24 @@ class Submission(models.Model):
     warnings = models.JSONField(default=list, blank=True)
     is_baseline = models.BooleanField("baseline", default=False)
     is_hidden = models.BooleanField("hidden", default=False)
+    hidden_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who hid the run (empty while it is public).",
+    )
+    hidden_by_organizer = models.BooleanField(
+        default=False,
+        help_text="Hidden by the benchmark's organizers: only they may show it again.",
+    )
+    visibility_changed_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the scored run was last hidden from readers or shown to them again "
+        "(a board's Last-Modified).",
+    )
     created = models.DateTimeField(default=timezone.now)
     queued_at = models.DateTimeField(default=timezone.now)
     started = models.DateTimeField(null=True, blank=True)
@@ -347,24 +416,69 @@ class Submission(models.Model):
         self.description, self.paper_url, self.code_url = description, paper_url, code_url
         self.save(update_fields=["description", "paper_url", "code_url"])
 
-    def set_hidden(self, by, hidden: bool) -> bool:
-        """Hide the run from the public board, or show it again; True if that changed.
+    def why_not_hide(self, user) -> str:
+        """Why ``user`` may not hide the run, or "" if they may: its participant and the
+        benchmark's organizers may."""
+        if self.is_owned_by(user) or self.benchmark.is_organised_by(user):
+            return ""
+        return (
+            "Only the participant who submitted a run, or the benchmark's organizers, may hide it."
+        )
+
+    def why_not_unhide(self, user) -> str:
+        """Why ``user`` may not show the run again, or "" if they may: the organizers may
+        show any hidden run, its participant only one they hid themselves."""
+        if self.benchmark.is_organised_by(user):
+            return ""
+        if not self.is_owned_by(user):
+            return (
+                "Only the participant who submitted a run, or the benchmark's organizers, "
+                "may show it again."
+            )
+        if self.is_hidden and self.hidden_by_organizer:
+            return (
+                f"Run {self.run_name} was hidden by the benchmark's organizers; ask them to "
+                "show it again."
+            )
+        return ""
+
+    def hide(self, by) -> bool:
+        """Hide the run from the public board; True if it was public.
+
+        Its participant or the benchmark's organizers may (``why_not_hide``, else
+        ``PermissionDenied`` with the reason); the row records which, and a participant's
+        own hide is theirs to undo while an organizer's is not (an organizer hiding their
+        own run hides it as its participant).
 
         Hiding keeps the stored comparisons (raw p-values; the board forms its families
         from the runs it shows, so a hidden run is in none of the public ones) and new
         runs are not tested against a hidden one. So showing it again leaves pairs to
-        test: the caller queues them (``pipeline.tasks.queue_comparisons``), as the
-        admin's "Show on the leaderboard" does. A withdrawn run stays as it is."""
-        self._check_owner(by)
+        test: the caller queues them (``pipeline.tasks.queue_comparisons``). A withdrawn
+        run stays as it is: ``ValueError``."""
+        if reason := self.why_not_hide(by):
+            raise PermissionDenied(reason)
         if self.is_withdrawn:
             raise ValueError(f"Run {self.run_name} is withdrawn; it is off the board for good.")
-        changed = (
-            Submission.objects.filter(pk=self.pk, is_hidden=not hidden)
-            .live()
-            .update(is_hidden=hidden)
-        )
+        organizer = not self.is_owned_by(by)
+        changed = Submission.objects.filter(pk=self.pk).hide(by, by_organizer=organizer)
         self.refresh_from_db()
         return bool(changed)
+
+    def unhide(self, by) -> bool:
+        """Show the hidden run to everyone again; True if it was hidden.
+
+        ``PermissionDenied`` with the reason (``why_not_unhide``) for a participant whose
+        run the organizers hid, or anyone neither its participant nor an organizer. A
+        withdrawn run stays as it is: ``ValueError``. The caller queues the comparisons
+        left untested while it was hidden."""
+        if reason := self.why_not_unhide(by):
+            raise PermissionDenied(reason)
+        if self.is_withdrawn:
+            raise ValueError(f"Run {self.run_name} is withdrawn; it is off the board for good.")
+        organizer = self.benchmark.is_organised_by(by)
+        shown = Submission.objects.filter(pk=self.pk).unhide(by_organizer=organizer)
+        self.refresh_from_db()
+        return bool(shown)
 
     def withdraw(self, by) -> bool:
         """Withdraw the run: kept for the record (its page, for its owner and the

@@ -46,6 +46,9 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     }
     context["live"] = run.status in (Submission.Status.QUEUED, Submission.Status.RUNNING)
     context["is_owner"] = run.is_owned_by(request.user)  # edit, hide, withdraw links
+    # Organizers hide and show runs too; who hid a run is shown to both.
+    context["is_organizer"] = benchmark.is_organised_by(request.user)
+    context["may_unhide"] = run.is_hidden and not run.why_not_unhide(request.user)
     if result is None:
         return render(request, "leaderboard/submission.html", context)
     frame = result.per_need_frame()

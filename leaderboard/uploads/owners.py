@@ -1,10 +1,12 @@
 """The owner's operations on a run, from its page and from My runs: edit the description
 and links, hide it from the public board or show it again, withdraw it.
 
-Thin views: the model does the work and checks the owner (``Submission.edit``,
-``set_hidden``, ``withdraw``). Only the run's participant may do any of it (organizers
-have the admin): a run the user may not see is a 404, one they see but do not own a
-403, and an anonymous user is sent to log in. A page shows the form (GET); only a POST
+Thin views: the model does the work and checks who may (``Submission.edit``, ``hide``,
+``unhide``, ``withdraw``). Editing and withdrawing are the participant's (organizers
+have the admin); hiding and showing again are the participant's and the organizers',
+and a run the organizers hid only they may show again. A run the user may not see is a
+404, one they see but may not change a 403 page with the reason, and an anonymous user
+is sent to log in. A page shows the form (GET); only a POST
 with the CSRF token changes anything. Hiding, showing and withdrawing each have a
 confirmation page with a required checkbox, so the step holds without JavaScript; a
 POST without the tick shows the page again with the error (400).
@@ -101,7 +103,7 @@ ACTIONS = {
 @require_http_methods(["GET", "POST"])
 def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     """Hide, show or withdraw a run, after its confirmation page."""
-    run = owned_run(request, pk)
+    run = owned_run(request, pk) if action == "withdraw" else visible_submission(request, pk)
     spec = ACTIONS[action]
     name = run.run_name
     if run.is_withdrawn:
@@ -109,6 +111,12 @@ def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             messages.info(request, f"{name} was already withdrawn.")
             return redirect(run)
         return _kept_as_it_was(request, run)
+    if action in ("hide", "unhide"):
+        refusal = (
+            run.why_not_hide(request.user) if action == "hide" else run.why_not_unhide(request.user)
+        )
+        if refusal:
+            return problem_page(request, Problem(refusal, 403), run.benchmark)
     if action in ("hide", "unhide") and run.is_hidden == (action == "hide"):
         messages.info(request, f"{name} is {'hidden' if run.is_hidden else 'public'} already.")
         return redirect(run)
@@ -117,7 +125,9 @@ def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     if form.is_bound and form.is_valid():
         if action == "withdraw":
             run.withdraw(request.user)
-        elif run.set_hidden(request.user, action == "hide") and action == "unhide":
+        elif action == "hide":
+            run.hide(request.user)
+        elif run.unhide(request.user):
             queue_comparisons([run])  # the pairs left untested while it was hidden
         messages.success(request, spec.done.format(name=name))
         return redirect(run)
@@ -130,6 +140,7 @@ def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         "title": spec.title.format(name=name),
         "button": spec.button,
         "used_today": used,
+        "is_owner": run.is_owned_by(request.user),
     }
     return render(
         request, "leaderboard/run_confirm.html", context, status=400 if form.is_bound else 200

@@ -3,14 +3,16 @@ headers, conditional GET on leaderboards, HEAD and OPTIONS."""
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from django.db.models import F
 from django.test import Client
 
-from leaderboard.models import IdempotencyKey, Submission
+from leaderboard.models import Benchmark, IdempotencyKey, Judgments, Result, Submission
 from tests.leaderboard.test_api import RUN_B, bearer, error_of, upload, variant
 
 # --- 409 ---------------------------------------------------------------------------------
@@ -179,6 +181,73 @@ def test_leaderboards_answer_304_while_unchanged(
         "/api/benchmarks/library/leaderboard.csv", headers={"If-None-Match": export["ETag"]}
     )
     assert cached.status_code == 304
+
+
+BOARD_URLS = [
+    "/api/benchmarks/library/",
+    "/api/benchmarks/library/leaderboard.csv",
+    "/api/benchmarks/library/leaderboard.json",
+]
+
+
+def _validators(client, headers=None) -> list[tuple[str, str]]:
+    answers = [client.get(url, headers=headers or {}) for url in BOARD_URLS]
+    assert all(answer.status_code == 200 for answer in answers)
+    return [(answer["ETag"], answer["Last-Modified"]) for answer in answers]
+
+
+def _a_day_ago() -> None:
+    """Every stored moment a day back, so that a validator moved by what happens next
+    shows (Last-Modified counts whole seconds)."""
+    day = dt.timedelta(days=1)
+    Benchmark.objects.update(created=F("created") - day)
+    Judgments.objects.update(created=F("created") - day)
+    Result.objects.update(created=F("created") - day)
+    Submission.objects.update(
+        created=F("created") - day,
+        finished=F("finished") - day,
+        visibility_changed_at=F("visibility_changed_at") - day,
+    )
+
+
+def test_scoring_a_hidden_run_moves_no_validator_a_reader_gets(
+    client, demo, participant, django_capture_on_commit_callbacks
+):
+    """A reader's ETag and Last-Modified of the board and its exports depend only on the
+    runs they can see: a run uploaded, hidden while queued, scored and rescored changes
+    neither, while its owner's move; showing it again moves the reader's."""
+    owner = bearer(participant)
+    _a_day_ago()
+    anonymous, owners = _validators(client), _validators(client, owner)
+
+    with django_capture_on_commit_callbacks() as scoring:  # stored and queued, not scored
+        assert upload(client, owner, variant(1), run_name="secret").status_code == 201
+    secret = Submission.objects.get(run_name="secret")
+    secret.hide(participant)
+    assert _validators(client) == anonymous
+    with django_capture_on_commit_callbacks(execute=True):
+        for callback in scoring:
+            callback()
+    secret.refresh_from_db()
+    assert secret.status == "scored" and secret.is_hidden
+    assert _validators(client) == anonymous
+    # the owner sees the run: their validators move (the check above can fail)
+    assert all(new != old for new, old in zip(_validators(client, owner), owners, strict=True))
+
+    from leaderboard.pipeline.tasks import queue_rescore
+
+    with django_capture_on_commit_callbacks(execute=True):
+        queue_rescore(Submission.objects.filter(pk=secret.pk))
+    secret.refresh_from_db()
+    assert secret.status == "scored"
+    assert _validators(client) == anonymous
+
+    # showing it again changes the public board, and Last-Modified moves with it
+    _a_day_ago()
+    anonymous = _validators(client)
+    secret.unhide(participant)
+    shown = _validators(client)
+    assert all(new != old for new, old in zip(shown, anonymous, strict=True))
 
 
 def test_head_and_options_are_answered(client, demo, participant):

@@ -74,7 +74,7 @@ def test_editing_refuses_a_bad_link_others_anonymous_and_hidden_runs_one_cannot_
     )
     error_of(other, 403)
     error_of(client.patch(url, {"description": "x"}, content_type="application/json"), 401)
-    run.set_hidden(participant, True)
+    run.hide(participant)
     hidden = client.patch(
         url,
         {"description": "x"},
@@ -249,3 +249,41 @@ def test_a_benchmark_reads_and_creates_with_rules_and_data_description(client, l
     from leaderboard.models import Benchmark
 
     assert Benchmark.objects.get(slug="new-one").rules == "No manual runs."
+
+
+def test_the_owner_cannot_unhide_a_run_the_organizers_hid(
+    client, run, participant, organizer, library, django_capture_on_commit_callbacks
+):
+    library.organizers.add(organizer)
+    hide = client.post(f"/api/submissions/{run.pk}/hide/", headers=bearer(organizer))
+    assert hide.status_code == 200, hide.content
+    assert (hide.json()["hidden"], hide.json()["hidden_by"]) == (True, "organizers")
+    shown = client.get(f"/api/submissions/{run.pk}/", headers=bearer(participant)).json()
+    assert shown["hidden_by"] == "organizers"
+
+    refused = client.post(f"/api/submissions/{run.pk}/unhide/", headers=bearer(participant))
+    message = error_of(refused, 403)["error"]
+    assert "hidden by the benchmark's organizers; ask them" in message
+    run.refresh_from_db()
+    assert run.is_hidden and run.hidden_by == organizer
+
+    with django_capture_on_commit_callbacks(execute=True):
+        undone = client.post(f"/api/submissions/{run.pk}/unhide/", headers=bearer(organizer))
+    assert undone.status_code == 200
+    assert (undone.json()["hidden"], undone.json()["hidden_by"]) == (False, None)
+
+
+def test_the_owner_unhides_their_own_hide_and_others_may_do_neither(
+    client, run, participant, other_participant
+):
+    hide = client.post(f"/api/submissions/{run.pk}/hide/", headers=bearer(participant))
+    assert hide.json()["hidden_by"] == "participant"
+    run.refresh_from_db()
+    assert (run.hidden_by, run.hidden_by_organizer) == (participant, False)
+    unhide = client.post(f"/api/submissions/{run.pk}/unhide/", headers=bearer(participant))
+    assert unhide.status_code == 200 and unhide.json()["hidden"] is False
+    error_of(
+        client.post(f"/api/submissions/{run.pk}/hide/", headers=bearer(other_participant)), 403
+    )
+    run.refresh_from_db()
+    assert not run.is_hidden

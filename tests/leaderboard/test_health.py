@@ -169,3 +169,99 @@ def test_a_hung_broker_answers_503_within_the_timeout(client, settings, tmp_path
     assert body["checks"]["broker"]["ok"] is False
     assert body["checks"]["workers"]["ok"] is False
     assert seconds < settings.HEALTH_TIMEOUT_SECONDS + 1, seconds
+
+
+# --- Who gets the full check -------------------------------------------------------------
+
+OUTSIDE = "203.0.113.7"  # TEST-NET-3: any address that is not loopback
+
+
+@pytest.fixture
+def counted(monkeypatch, settings):
+    """Every check counted as it runs (the real ones still run); no cached answer left
+    from another test; tasks in-process, so the full check needs no worker."""
+    from leaderboard import health
+
+    settings.CELERY_BROKER_URL = ""
+    calls = dict.fromkeys(health.CHECKS, 0)
+
+    def counting(name, check):
+        def run():
+            calls[name] += 1
+            return check()
+
+        return run
+
+    for name, check in list(health.CHECKS.items()):
+        monkeypatch.setitem(health.CHECKS, name, counting(name, check))
+    monkeypatch.setitem(health.LIVENESS, "database", health.CHECKS["database"])
+    health.liveness.clear()
+    yield calls
+    health.liveness.clear()
+
+
+@pytest.mark.django_db
+def test_a_caller_from_outside_gets_liveness_and_pings_no_worker(client, counted, settings):
+    settings.HEALTH_TOKEN = "a-long-health-secret"
+    for headers in ({}, {"X-Health-Token": "wrong"}):
+        response = client.get("/health/", REMOTE_ADDR=OUTSIDE, headers=headers)
+        assert response.status_code == 200 and "no-cache" in response["Cache-Control"]
+        body = response.json()
+        assert body["status"] == "ok" and set(body["checks"]) == {"database"}
+        assert body["checks"]["database"]["ok"] is True
+    assert counted["workers"] == counted["broker"] == counted["storage"] == 0
+    # A loopback address forwarded by a proxy is a caller from outside too.
+    forwarded = client.get("/health/", headers={"X-Forwarded-For": OUTSIDE})
+    assert set(forwarded.json()["checks"]) == {"database"}
+    assert counted["workers"] == 0
+
+
+@pytest.mark.django_db
+def test_the_token_or_loopback_gets_the_full_check(client, counted, settings):
+    settings.HEALTH_TOKEN = "a-long-health-secret"
+    with_token = client.get(
+        "/health/", REMOTE_ADDR=OUTSIDE, headers={"X-Health-Token": "a-long-health-secret"}
+    )
+    _shape(with_token.json())
+    assert with_token.status_code == 200 and counted["workers"] == 1
+    for address in ("127.0.0.1", "::1"):
+        _shape(client.get("/health/", REMOTE_ADDR=address).json())
+    assert counted["workers"] == 3 and counted["storage"] == 3
+    # no token configured: a header, however it reads, is not one
+    settings.HEALTH_TOKEN = ""
+    empty = client.get("/health/", REMOTE_ADDR=OUTSIDE, headers={"X-Health-Token": ""})
+    assert set(empty.json()["checks"]) == {"database"} and counted["workers"] == 3
+
+
+@pytest.mark.django_db
+def test_liveness_is_computed_once_per_cache_window(client, counted, settings):
+    settings.HEALTH_CACHE_SECONDS = 300
+    answers = [client.get("/health/", REMOTE_ADDR=OUTSIDE) for _ in range(5)]
+    assert {a.status_code for a in answers} == {200}
+    assert counted["database"] == 1
+    # the full check is never served from that cache
+    client.get("/health/")
+    assert counted["database"] == 2
+    # with no window every call checks the database (the counter above can move)
+    from leaderboard import health
+
+    settings.HEALTH_CACHE_SECONDS = 0
+    health.liveness.clear()  # the answer above was kept for 300 s
+    for _ in range(3):
+        client.get("/health/", REMOTE_ADDR=OUTSIDE)
+    assert counted["database"] == 5
+
+
+@pytest.mark.django_db
+def test_a_failing_database_makes_liveness_503(client, counted, monkeypatch):
+    from leaderboard import health
+
+    def down() -> dict:
+        raise ConnectionError("database down")
+
+    monkeypatch.setitem(health.LIVENESS, "database", down)
+    response = client.get("/health/", REMOTE_ADDR=OUTSIDE)
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "failing" and set(body["checks"]) == {"database"}
+    assert body["checks"]["database"]["error"] == "ConnectionError"

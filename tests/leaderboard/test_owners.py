@@ -146,8 +146,10 @@ def test_only_the_owner_may_change_a_run(
     for method in (client.get, client.post):
         response = method(urls(a)[action], post)
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-    # another participant, and an organizer (who has the admin): 403
-    for user in (other_participant, organizer):
+    # another participant, and for editing and withdrawing an organizer (who has the
+    # admin): 403. Organizers may hide and show runs (tested below).
+    refused = [other_participant] + ([] if action in ("hide", "unhide") else [organizer])
+    for user in refused:
         client.force_login(user)
         assert client.get(urls(a)[action]).status_code == 403
         assert client.post(urls(a)[action], post).status_code == 403
@@ -165,7 +167,9 @@ def test_the_models_operations_check_the_owner(runs, other_participant):
     with pytest.raises(PermissionDenied):
         a.withdraw(by=other_participant)
     with pytest.raises(PermissionDenied):
-        a.set_hidden(other_participant, True)
+        a.hide(other_participant)
+    with pytest.raises(PermissionDenied):
+        a.unhide(other_participant)
     with pytest.raises(PermissionDenied):
         a.edit(other_participant, description="no")
     a.refresh_from_db()
@@ -408,3 +412,88 @@ def test_each_warning_is_listed_once(client, upload, participant):
     client.force_login(participant)
     page = client.get(run.get_absolute_url()).content.decode()
     assert page.count("2 different tags in the run") == 1
+
+
+# --- Who hid a run -------------------------------------------------------------------------
+
+
+def test_the_owner_cannot_show_a_run_the_organizers_hid(
+    client, runs, participant, organizer, library, django_capture_on_commit_callbacks
+):
+    a = runs[0]
+    library.organizers.add(organizer)
+    client.force_login(organizer)
+    organizer_page = client.get(a.get_absolute_url()).content.decode()
+    assert f'href="{urls(a)["hide"]}"' in organizer_page
+    assert client.post(urls(a)["hide"], {"confirm": "on"}).status_code == 302
+    a.refresh_from_db()
+    assert (a.is_hidden, a.hidden_by, a.hidden_by_organizer) == (True, organizer, True)
+    organizer_page = client.get(a.get_absolute_url()).content.decode()
+    assert "Hidden by the benchmark's organizers (olga)." in organizer_page
+
+    client.force_login(participant)
+    page = client.get(a.get_absolute_url()).content.decode()
+    assert "Hidden by the benchmark's organizers; ask them to show it again." in page
+    assert f'href="{urls(a)["unhide"]}"' not in page  # no button that cannot work
+    assert f'href="{urls(a)["withdraw"]}"' in page  # withdrawing stays the owner's
+    my_runs = client.get("/accounts/runs/").content.decode()
+    assert "hidden by the organizers" in my_runs and f'href="{urls(a)["unhide"]}"' not in my_runs
+    for method in (client.get, client.post):
+        refused = method(urls(a)["unhide"], {"confirm": "on"})
+        assert refused.status_code == 403
+        assert "hidden by the benchmark&#x27;s organizers; ask them" in refused.content.decode()
+    a.refresh_from_db()
+    assert a.is_hidden and a.hidden_by_organizer
+    # hiding it again as the owner does not turn the organizers' hide into theirs
+    assert client.post(urls(a)["hide"], {"confirm": "on"}).status_code == 302
+    a.refresh_from_db()
+    assert a.hidden_by_organizer and a.hidden_by == organizer
+    client.logout()
+    assert "system-A" not in board_names(client)
+
+    client.force_login(organizer)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(urls(a)["unhide"], {"confirm": "on"}).status_code == 302
+    a.refresh_from_db()
+    assert (a.is_hidden, a.hidden_by, a.hidden_by_organizer) == (False, None, False)
+    client.logout()
+    assert "system-A" in board_names(client)
+
+
+def test_the_owner_shows_again_a_run_they_hid_and_organizers_any(
+    client, runs, participant, organizer, library
+):
+    a, _, c = runs
+    client.force_login(participant)
+    client.post(urls(a)["hide"], {"confirm": "on"})
+    a.refresh_from_db()
+    assert (a.is_hidden, a.hidden_by, a.hidden_by_organizer) == (True, participant, False)
+    page = client.get(a.get_absolute_url()).content.decode()
+    assert "Hidden by you." in page and f'href="{urls(a)["unhide"]}"' in page
+    assert f'href="{urls(a)["unhide"]}"' in client.get("/accounts/runs/").content.decode()
+    assert client.post(urls(a)["unhide"], {"confirm": "on"}).status_code == 302
+    a.refresh_from_db()
+    assert not a.is_hidden
+
+    # an organizer's hide takes over the owner's: then only the organizers undo it
+    assert c.hide(participant)
+    library.organizers.add(organizer)
+    assert not c.hide(organizer)  # hidden already: nothing public changed
+    c.refresh_from_db()
+    assert (c.hidden_by, c.hidden_by_organizer) == (organizer, True)
+    with pytest.raises(PermissionDenied, match="hidden by the benchmark's organizers"):
+        c.unhide(participant)
+    assert c.unhide(organizer) and not c.is_hidden
+
+
+def test_the_admin_hides_as_the_organizers(client, runs, participant, organizer, library):
+    a = runs[0]
+    library.organizers.add(organizer)
+    client.force_login(organizer)
+    response = client.post(
+        "/admin/leaderboard/submission/", {"action": "hide", "_selected_action": [a.pk]}
+    )
+    assert response.status_code == 302
+    a.refresh_from_db()
+    assert (a.is_hidden, a.hidden_by, a.hidden_by_organizer) == (True, organizer, True)
+    assert "ask them" in a.why_not_unhide(participant)

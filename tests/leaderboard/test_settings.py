@@ -279,6 +279,73 @@ def test_docker_compose_scales_workers_and_checks_health():
     assert services["score-worker"]["profiles"] == ["queues"]
 
 
+def test_gunicorn_preloads_the_application_and_the_healthcheck_asks_from_loopback():
+    """The web process loads the application before it forks (``--preload``) in both the
+    image's command and docker compose's; the healthcheck asks /health/ from loopback,
+    which gets the full check (broker, storage, workers)."""
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    web = services["web"]["command"]
+    assert re.search(r"gunicorn leaderboard\.wsgi .*--preload", web), web
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD "))
+    assert cmd.startswith('CMD ["gunicorn", "leaderboard.wsgi"') and '"--preload"' in cmd
+    assert "http://127.0.0.1:8000/health/" in services["web"]["healthcheck"]["test"][-1]
+
+
+WARM_UP = """
+import sys
+import leaderboard.wsgi
+from django.db import connections
+
+loaded = set(sys.modules)
+engine = __import__("django.template", fromlist=["engines"]).engines["django"].engine
+cached = {key.split(":")[0] for key in engine.template_loaders[0].get_template_cache}
+
+# What the first request would load: every view (the URLconf) and the pages' templates.
+from django.template.loader import get_template
+from django.urls import get_resolver
+for pattern in get_resolver().url_patterns:
+    pass
+for name in leaderboard.wsgi.project_templates():
+    get_template(name)
+late = sorted(set(sys.modules) - loaded)
+print("LATE", late)
+print("CACHED", sorted(cached))
+print("CONNECTED", any(c.connection is not None for c in connections.all()))
+print("HAS", all(m in loaded for m in ("leaderboard.urls", "leaderboard.pages.boards",
+      "leaderboard.api.views", "pandas", "scipy.stats", "rest_framework")))
+"""
+
+
+def test_importing_the_wsgi_module_loads_what_the_first_request_needs():
+    """In a fresh process: after ``import leaderboard.wsgi`` the URLconf, every view and
+    its libraries are imported and the pages' templates compiled, so resolving the URLs
+    and loading the templates imports nothing more; and no database connection is open
+    (gunicorn's --preload forks the workers from this process)."""
+    clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_SETTINGS_MODULE"}}
+    result = subprocess.run(
+        [sys.executable, "-c", WARM_UP],
+        cwd=ROOT,
+        env={**clean, "DEBUG": "0", "SECRET_KEY": "x" * 60, "ALLOWED_HOSTS": "localhost"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
+    assert lines["LATE"] == "[]"
+    assert lines["HAS"] == "True"
+    assert lines["CONNECTED"] == "False"
+    pages = (
+        "leaderboard/leaderboard.html",
+        "leaderboard/submission.html",
+        "base.html",
+        "_status.html",
+    )
+    for page in pages:
+        assert f"'{page}'" in lines["CACHED"], lines["CACHED"]
+
+
 # --- Object storage --------------------------------------------------------
 
 
