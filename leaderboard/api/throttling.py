@@ -56,7 +56,8 @@ class CallerRateThrottle(RateLimited):
         return super().allow_request(request, view)
 
     def get_cache_key(self, request: Request, view) -> str:
-        who = request.auth or client_address(request._request) or "unknown"
+        token = getattr(request.auth, "sha256", None)
+        who = token or client_address(request._request) or "unknown"
         return f"throttle:api-rate:{self.scope}:{who}"
 
 
