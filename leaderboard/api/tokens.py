@@ -4,7 +4,7 @@ line client can log in), list one's tokens, revoke one.
 Logging in goes through ``django.contrib.auth.authenticate`` with the request, so
 django-axes counts the failures and locks the username and the address exactly as for
 the log-in page (``accounts/throttle.py``: a JSON 429 with ``Retry-After`` here); on top
-of that ``LoginRateThrottle`` limits attempts per address (``API_RATE_LOGIN``).
+of that ``LoginRateThrottle`` limits attempts per (username, address) (``API_RATE_LOGIN``).
 """
 
 from __future__ import annotations
