@@ -17,6 +17,7 @@ Imports nothing else of ``models``.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import unicodedata
 
@@ -46,6 +47,7 @@ _SPOOF = SpoofChecker()  # ICU's TR39 implementation; getSkeleton is thread-safe
 NAME_TAKEN = "That name is, or looks like, another participant's or team's; choose another."
 
 
+@functools.lru_cache(maxsize=65536)  # names recur on every check; a key is a short string
 def name_key(name: str) -> str:
     """The form in which two names that look alike are equal: NFKC (full-width and other
     compatibility forms to the plain ones), case-folded, then the confusable skeleton of
@@ -62,8 +64,9 @@ def check_name_free(name: str, *, user=None, team=None) -> None:
     (``name_key``), the username or display name of any user but ``user``, or the name of
     any team but ``team``.
 
-    The skeleton is computed in Python over every name (ICU is not in the database): a
-    few milliseconds per thousand accounts, paid only when a name is chosen."""
+    The keys are computed in Python over every name (ICU is not in the database), so the
+    check is linear in the number of accounts and teams; it runs only when a name is
+    chosen, and ``name_key`` remembers the keys it computed."""
     from django.contrib.auth import get_user_model
 
     key = name_key(name)
