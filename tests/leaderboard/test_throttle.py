@@ -364,7 +364,8 @@ def test_throttle_settings_come_from_the_environment():
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'leaderboard.settings';"
         "django.setup(); from django.conf import settings as s;"
         "print(s.AXES_FAILURE_LIMIT, s.API_TOKEN_FAILURE_LIMIT, int(s.AXES_COOLOFF_TIME.total_seconds()),"
-        " s.THROTTLE_COOLOFF_SECONDS, s.TRUSTED_PROXY_COUNT, s.CACHES['default']['BACKEND'])"
+        " s.THROTTLE_COOLOFF_SECONDS, s.TRUSTED_PROXY_COUNT, s.CACHES['default']['BACKEND'],"
+        " s.LOGIN_ADDRESS_FAILURE_LIMIT, s.LOGIN_DELAY_AFTER, s.LOGIN_DELAY_SECONDS)"
     )
     env = {
         **os.environ,
@@ -373,6 +374,9 @@ def test_throttle_settings_come_from_the_environment():
         "THROTTLE_COOLOFF_SECONDS": "60",
         "TRUSTED_PROXY_COUNT": "1",
         "CACHE_URL": "redis://127.0.0.1:6379/3",
+        "LOGIN_ADDRESS_FAILURE_LIMIT": "250",
+        "LOGIN_DELAY_AFTER": "5",
+        "LOGIN_DELAY_SECONDS": "2",
     }
     result = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
@@ -384,6 +388,9 @@ def test_throttle_settings_come_from_the_environment():
         "60",
         "1",
         "django.core.cache.backends.redis.RedisCache",
+        "250",
+        "5",
+        "2",
     ], result.stderr
     env["LOGIN_FAILURE_LIMIT"] = "0"
     result = subprocess.run(
@@ -391,3 +398,8 @@ def test_throttle_settings_come_from_the_environment():
     )
     assert result.returncode != 0
     assert "LOGIN_FAILURE_LIMIT must be at least 1, got 0" in result.stderr
+    env["LOGIN_FAILURE_LIMIT"], env["LOGIN_ADDRESS_FAILURE_LIMIT"] = "4", "0"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert "LOGIN_ADDRESS_FAILURE_LIMIT must be at least 1, got 0" in result.stderr
