@@ -13,6 +13,9 @@ from __future__ import annotations
 import os
 
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -27,6 +30,7 @@ from leaderboard.models import (
     Submission,
     Team,
 )
+from leaderboard.models.people import check_name_free
 from leaderboard.pipeline.datasets import load_dataset
 from leaderboard.pipeline.files import StorageUnavailable
 from leaderboard.pipeline.loading import (
@@ -332,9 +336,9 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
 class ApiTokenAdmin(admin.ModelAdmin):
     """Superusers can see and revoke tokens; the raw token is never stored."""
 
-    list_display = ["user", "name", "created", "last_used"]
+    list_display = ["user", "name", "scope", "expires", "created", "last_used"]
     search_fields = ["user__username", "name"]
-    readonly_fields = ["user", "name", "sha256", "created", "last_used"]
+    readonly_fields = ["user", "name", "sha256", "scope", "expires", "created", "last_used"]
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return request.user.is_superuser
@@ -387,3 +391,33 @@ class TeamAdmin(SuperusersOnly, admin.ModelAdmin):
     search_fields = ["name"]
     fields = ["name", "join_code", "created"]
     readonly_fields = ["created"]
+
+
+# --- Users: a username may not be, or look like, another's name ----------------------
+
+
+class UsernameCheckedChangeForm(UserChangeForm):
+    def clean_username(self) -> str:
+        username = self.cleaned_data["username"]
+        if username:
+            check_name_free(username, user=self.instance)
+        return username
+
+
+class UsernameCheckedCreationForm(AdminUserCreationForm):
+    def clean_username(self) -> str:
+        username = super().clean_username()  # None when Django found it taken
+        if username:
+            check_name_free(username)
+        return username
+
+
+class UsernameCheckedUserAdmin(UserAdmin):
+    """Django's user admin, with usernames checked like sign-up's (``check_name_free``)."""
+
+    form = UsernameCheckedChangeForm
+    add_form = UsernameCheckedCreationForm
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), UsernameCheckedUserAdmin)

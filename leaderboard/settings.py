@@ -291,12 +291,14 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my_submissions"
 LOGOUT_REDIRECT_URL = "home"
 
-# Throttling (docs/settings.md, "Log-in and token throttling"). django-axes counts failed log-ins
-# in the database, so the limit holds across web processes: LOGIN_FAILURE_LIMIT
-# failures for one username (from anywhere) or from one address (any usernames) lock
-# that username or address for THROTTLE_COOLOFF_SECONDS after the last failure; attempts
-# while locked are refused without checking the password and do not extend the lock;
-# a successful log-in clears that username's failures from that address only.
+# Throttling (docs/settings.md, "Log-in and token throttling"; accounts/throttle.py). django-axes
+# counts failed log-ins per (username, address) pair in the database, so the limits hold
+# across web processes: after LOGIN_DELAY_AFTER failures of a pair each further attempt
+# waits LOGIN_DELAY_SECONDS doubled per failure; LOGIN_FAILURE_LIMIT failures lock the
+# pair, LOGIN_ADDRESS_FAILURE_LIMIT failures from one address (any usernames) lock the
+# address, for THROTTLE_COOLOFF_SECONDS after the last failure. Refused attempts are a
+# 429 with Retry-After, checked without the password, and extend nothing; a successful
+# log-in clears that username's failures from that address only.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -304,7 +306,10 @@ AUTHENTICATION_BACKENDS = [
 THROTTLE_COOLOFF_SECONDS = env_int("THROTTLE_COOLOFF_SECONDS", 900)
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = dt.timedelta(seconds=THROTTLE_COOLOFF_SECONDS)
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 100)
+LOGIN_DELAY_AFTER = env_int("LOGIN_DELAY_AFTER", 3)
+LOGIN_DELAY_SECONDS = env_int("LOGIN_DELAY_SECONDS", 1)
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_DISABLE_ACCESS_LOG = True  # failures only; no log of every successful log-in
@@ -315,12 +320,16 @@ AXES_CLIENT_IP_CALLABLE = "leaderboard.accounts.throttle.client_address"
 # Behind N reverse proxies the client is the N-th address from the right of
 # X-Forwarded-For; with 0 (direct) it is REMOTE_ADDR.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
-# The API: this many unknown tokens from one address within the cool-off lock the
-# address's token requests (429 with Retry-After) until THROTTLE_COOLOFF_SECONDS after
-# the failure that reached the limit. Counted in the cache below.
+# The API: from this many unknown tokens from one address within the cool-off on, the
+# address's unknown tokens get 429 with Retry-After (valid tokens always authenticate)
+# until THROTTLE_COOLOFF_SECONDS after the failure that reached the limit. Counted in
+# the cache below.
 API_TOKEN_FAILURE_LIMIT = env_int("API_TOKEN_FAILURE_LIMIT", 20)
 for _name, _value in [
     ("LOGIN_FAILURE_LIMIT", AXES_FAILURE_LIMIT),
+    ("LOGIN_ADDRESS_FAILURE_LIMIT", LOGIN_ADDRESS_FAILURE_LIMIT),
+    ("LOGIN_DELAY_AFTER", LOGIN_DELAY_AFTER),
+    ("LOGIN_DELAY_SECONDS", LOGIN_DELAY_SECONDS),
     ("API_TOKEN_FAILURE_LIMIT", API_TOKEN_FAILURE_LIMIT),
     ("THROTTLE_COOLOFF_SECONDS", THROTTLE_COOLOFF_SECONDS),
 ]:

@@ -6,11 +6,14 @@ confirmation works without JavaScript, and a stray click on the list deletes not
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
 from leaderboard.models import ApiToken
@@ -18,10 +21,41 @@ from leaderboard.models import ApiToken
 MAX_TOKENS = 20
 
 
+EXPIRY_CHOICES = [("", "Never"), ("7", "In 7 days"), ("30", "In 30 days"), ("90", "In 90 days")]
+EXPIRY_CHOICES += [("365", "In a year")]
+
+
 class TokenForm(forms.Form):
     name = forms.CharField(
         max_length=100, help_text="What the token is for, e.g. the machine that submits."
     )
+    scope = forms.ChoiceField(
+        choices=ApiToken.SCOPES,
+        initial=ApiToken.FULL,
+        required=False,  # left out: full
+        help_text="Submit suits a machine that only uploads runs: it cannot withdraw or "
+        "hide them, nor manage tokens. Read suits a script that only reads scores.",
+    )
+    expires_in_days = forms.TypedChoiceField(
+        label="Expires",
+        choices=EXPIRY_CHOICES,
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text="After that the token is refused with 401 “token expired”.",
+    )
+
+    def issue(self, user) -> str:
+        """The new token (raw) from the cleaned form."""
+        days = self.cleaned_data["expires_in_days"]
+        expires = timezone.now() + dt.timedelta(days=days) if days else None
+        _, raw = ApiToken.issue(
+            user,
+            self.cleaned_data["name"],
+            scope=self.cleaned_data["scope"] or ApiToken.FULL,
+            expires=expires,
+        )
+        return raw
 
 
 @never_cache
@@ -37,7 +71,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
         if form.is_valid() and mine.count() >= MAX_TOKENS:
             form.add_error(None, f"You have {MAX_TOKENS} tokens; revoke one first.")
         if form.is_valid():
-            _, new_token = ApiToken.issue(request.user, form.cleaned_data["name"])
+            new_token = form.issue(request.user)
             form = TokenForm()
         else:
             status = 400

@@ -25,7 +25,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 
 from leaderboard.models import Profile
-from leaderboard.models.people import NAME_LENGTH, clean_name
+from leaderboard.models.people import NAME_LENGTH, check_name_free, clean_name, name_key
 
 DISPLAY_NAME_HELP = (
     "Optional. Shown on leaderboards, run pages and exports instead of your username."
@@ -58,8 +58,8 @@ class DisplayNameField(forms.CharField):
 
 def _clean_display_name(value: str, user) -> str:
     name = clean_name(value, "A display name")
-    if name and Profile.name_taken(name, user):
-        raise ValidationError("That name is another participant's; choose another.")
+    if name:
+        check_name_free(name, user=user)
     return name
 
 
@@ -74,14 +74,21 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         fields = ("username", "display_name", "email")
 
+    def clean_username(self) -> str:
+        """Django's checks, then: not a name, nor like a name, already on the site."""
+        username = super().clean_username()  # None when Django found it taken
+        if username:
+            check_name_free(username)
+        return username
+
     def clean_display_name(self) -> str:
         return _clean_display_name(self.cleaned_data.get("display_name", ""), None)
 
     def clean(self):
         cleaned = super().clean()
         name = cleaned.get("display_name")
-        if name and name.lower() == (cleaned.get("username") or "").lower():
-            cleaned["display_name"] = ""  # the same as the username: nothing to store
+        if name and name_key(name) == name_key(cleaned.get("username") or ""):
+            cleaned["display_name"] = ""  # the username, or like it: nothing to store
         return cleaned
 
     @transaction.atomic

@@ -1,7 +1,7 @@
 """What every API view shares: the base class, pagination, query strings, conditional GET.
 
 - ``ApiView``: DRF's ``GenericAPIView`` plus the ``RateLimit-*`` headers on every counted
-  answer. ``HEAD`` is answered wherever ``GET`` is (Django's ``View`` maps it), and
+  answer and the token's scope checked first (``TokenScope``). ``HEAD`` is answered wherever ``GET`` is (Django's ``View`` maps it), and
   ``OPTIONS`` by DRF's metadata.
 - ``Pages``: ``?page=`` and ``?page_size=`` (50 by default, at most 200); the body keeps
   its named list (``benchmarks``, ``submissions``) beside ``count``, ``next`` and
@@ -24,14 +24,46 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from rest_framework import generics, serializers
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from leaderboard.api.errors import ApiError
 from leaderboard.api.throttling import rate_limit_headers
-from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.models import ApiToken, Benchmark, Result, Submission
+
+
+class TokenScope(BasePermission):
+    """A token's scope against the request (``ApiToken.allows``): a safe method is the
+    action the view names in ``token_read`` ("read" unless it says otherwise), an unsafe
+    one the action in ``token_action`` ("manage" unless it says otherwise, so a new
+    endpoint that writes needs a full token until it says what it is). The action
+    "login" is any token's: the password in the body is the authority, not the token.
+    Requests without a token pass; the view's own permissions decide."""
+
+    def has_permission(self, request: Request, view) -> bool:
+        token = request.auth
+        if not isinstance(token, ApiToken):
+            return True
+        if request.method in SAFE_METHODS:
+            action = getattr(view, "token_read", "read")
+        else:
+            action = getattr(view, "token_action", "manage")
+        if action == "login" or token.allows(action):
+            return True
+        needs = "full" if action == "manage" else f"{action} or full"
+        raise ApiError(
+            403,
+            f"This token's scope is {token.scope!r}, which does not allow this request; "
+            f"it needs a token with scope {needs}.",
+            {"scope": token.scope, "needs": needs},
+        )
 
 
 class ApiView(generics.GenericAPIView):
+    def get_permissions(self) -> list[BasePermission]:
+        return [TokenScope(), *super().get_permissions()]
+
     def finalize_response(self, request: Request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         rate_limit_headers(request._request, response)

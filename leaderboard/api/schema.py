@@ -13,9 +13,11 @@ from leaderboard.api.serializers import ErrorSerializer
 ERRORS = {
     400: "Invalid input: `error` is the first reason (`file:line: reason` for a run file), "
     "`details` has every reason by field; an unknown measure lists `details.suggestions`.",
-    401: "Missing (where required), malformed, unknown or revoked token.",
-    403: "Not allowed: the benchmark is closed for submissions, or the caller does not "
-    "organise it.",
+    401: "Missing (where required), malformed, unknown, revoked or expired token "
+    "(`token expired`).",
+    403: "Not allowed: the benchmark is closed for submissions, the caller does not "
+    "organise it, or the token's scope does not cover the request (`details.scope`, "
+    "`details.needs`).",
     404: "No such benchmark, run, page or endpoint, or not visible to the caller.",
     409: "Conflict: a run with this name exists, or this participant already submitted this "
     "file to this benchmark (`details.existing` names that run and its URL), or a request "

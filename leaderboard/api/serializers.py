@@ -383,6 +383,13 @@ class TokenSerializer(serializers.Serializer):
     name = serializers.CharField()
     created = serializers.DateTimeField()
     last_used = serializers.DateTimeField(allow_null=True)
+    scope = serializers.ChoiceField(
+        choices=["full", "submit", "read"],
+        help_text="full: anything; submit: read and submit runs; read: read only.",
+    )
+    expires = serializers.DateTimeField(
+        allow_null=True, help_text="Refused (401, token expired) from then on; null: never."
+    )
 
 
 class NewTokenSerializer(TokenSerializer):
@@ -400,6 +407,18 @@ class LoginSerializer(serializers.Serializer):
         max_length=100,
         trim_whitespace=False,
         help_text="What the token is for, e.g. the machine that submits.",
+    )
+    scope = serializers.ChoiceField(
+        choices=["full", "submit", "read"],
+        default="full",
+        help_text="full (the default): anything; submit: read and submit runs; read: read only.",
+    )
+    expires_in_days = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=3650,
+        help_text="Days until the token expires; left out or null: it never does.",
     )
 
 

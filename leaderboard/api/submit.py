@@ -56,6 +56,7 @@ IDEMPOTENCY_KEY = OpenApiParameter(
 
 class Submit(ApiView):
     permission_classes = [IsAuthenticated]
+    token_action = "submit"  # a token of scope submit may
     parser_classes = [MultiPartParser]
     serializer_class = s.UploadSerializer
 

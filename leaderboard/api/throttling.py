@@ -1,5 +1,5 @@
 """Request rates: per token (``API_RATE_TOKEN``), per address without one
-(``API_RATE_ANONYMOUS``), and per address for logging in (``API_RATE_LOGIN``).
+(``API_RATE_ANONYMOUS``), and per (username, address) for logging in (``API_RATE_LOGIN``).
 
 DRF's sliding-window throttle, counted in Django's cache (one Redis shared by every web
 process with ``CACHE_URL=redis://...``). Every counted response says where the caller
@@ -10,6 +10,7 @@ cache is down the API does not fail: the request passes uncounted and a warning 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 
@@ -56,13 +57,15 @@ class CallerRateThrottle(RateLimited):
         return super().allow_request(request, view)
 
     def get_cache_key(self, request: Request, view) -> str:
-        who = request.auth or client_address(request._request) or "unknown"
+        token = getattr(request.auth, "sha256", None)
+        who = token or client_address(request._request) or "unknown"
         return f"throttle:api-rate:{self.scope}:{who}"
 
 
 class LoginRateThrottle(RateLimited):
-    """Attempts at ``POST /api/tokens/`` with a password, per address (django-axes locks
-    usernames and addresses after failed ones on top of this)."""
+    """Attempts at ``POST /api/tokens/`` with a password, per (username, address), like
+    django-axes' lock on failed ones (``accounts/throttle.py``): a neighbour behind the
+    same address who spends the allowance does not stop anyone else's log-in."""
 
     scope = "login"
 
@@ -72,7 +75,12 @@ class LoginRateThrottle(RateLimited):
     def get_cache_key(self, request: Request, view) -> str | None:
         if request.method != "POST":
             return None
-        return f"throttle:api-rate:login:{client_address(request._request) or 'unknown'}"
+        data = request.data
+        username = data.get("username") if isinstance(data, dict) else None
+        name = username.casefold() if isinstance(username, str) else ""
+        # Hashed: any text is a safe cache key that way.
+        who = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return f"throttle:api-rate:login:{client_address(request._request) or 'unknown'}:{who}"
 
 
 def rate_limit_headers(request, response) -> None:

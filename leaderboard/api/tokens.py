@@ -4,12 +4,15 @@ line client can log in), list one's tokens, revoke one.
 Logging in goes through ``django.contrib.auth.authenticate`` with the request, so
 django-axes counts the failures and locks the username and the address exactly as for
 the log-in page (``accounts/throttle.py``: a JSON 429 with ``Retry-After`` here); on top
-of that ``LoginRateThrottle`` limits attempts per address (``API_RATE_LOGIN``).
+of that ``LoginRateThrottle`` limits attempts per (username, address) (``API_RATE_LOGIN``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.contrib.auth import authenticate
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
@@ -27,10 +30,19 @@ from leaderboard.models import ApiToken
 
 
 def _token(row: ApiToken) -> dict:
-    return {"id": row.pk, "name": row.name, "created": row.created, "last_used": row.last_used}
+    return {
+        "id": row.pk,
+        "name": row.name,
+        "created": row.created,
+        "last_used": row.last_used,
+        "scope": row.scope,
+        "expires": row.expires,
+    }
 
 
 class Tokens(ApiView):
+    token_read = "manage"  # listing tokens needs a full token
+    token_action = "login"  # a new token comes from the password, whatever token is sent
     parser_classes = [JSONParser]
     throttle_classes = [CallerRateThrottle, LoginRateThrottle]
     serializer_class = s.TokenSerializer
@@ -38,7 +50,8 @@ class Tokens(ApiView):
     @extend_schema(
         operation_id="listTokens",
         summary="The caller's tokens (never the tokens themselves: only their names)",
-        responses={200: s.TokenSerializer(many=True), **errors(401, 429)},
+        description="Needs a token of scope full.",
+        responses={200: s.TokenSerializer(many=True), **errors(401, 403, 429)},
     )
     def get(self, request: Request) -> Response:
         if not request.user.is_authenticated:
@@ -55,7 +68,13 @@ class Tokens(ApiView):
         examples=[
             OpenApiExample(
                 "Log in",
-                value={"username": "alice", "password": "her password", "name": "laptop"},
+                value={
+                    "username": "alice",
+                    "password": "her password",
+                    "name": "laptop",
+                    "scope": "submit",
+                    "expires_in_days": 90,
+                },
                 request_only=True,
             )
         ],
@@ -84,7 +103,13 @@ class Tokens(ApiView):
             raise ApiError(401, "Wrong username or password.")
         if ApiToken.objects.filter(user=user).count() >= MAX_TOKENS:
             raise ApiError(400, f"You have {MAX_TOKENS} tokens; revoke one first.")
-        row, raw = ApiToken.issue(user, body.validated_data["name"])
+        days = body.validated_data.get("expires_in_days")
+        row, raw = ApiToken.issue(
+            user,
+            body.validated_data["name"],
+            scope=body.validated_data["scope"],
+            expires=timezone.now() + dt.timedelta(days=days) if days else None,
+        )
         data = s.NewTokenSerializer({**_token(row), "token": raw}).data
         response = Response(data, status=201)
         response["Cache-Control"] = "no-store"
@@ -98,7 +123,8 @@ class TokenDetail(ApiView):
     @extend_schema(
         operation_id="revokeToken",
         summary="Revoke one of the caller's tokens",
-        responses={204: None, **errors(401, 404, 429)},
+        description="Needs a token of scope full.",
+        responses={204: None, **errors(401, 403, 404, 429)},
     )
     def delete(self, request: Request, token_id: int) -> Response:
         deleted, _ = ApiToken.objects.filter(user=request.user, pk=token_id).delete()

@@ -72,6 +72,7 @@ def refused(error: UploadRefused) -> ApiError:
 
 class StartUpload(ApiView):
     permission_classes = [IsAuthenticated]
+    token_action = "submit"  # a token of scope submit may
     parser_classes = [JSONParser]
     serializer_class = PresignedRequestSerializer
 
@@ -101,6 +102,7 @@ class StartUpload(ApiView):
 
 class ConfirmUpload(ApiView):
     permission_classes = [IsAuthenticated]
+    token_action = "submit"
     serializer_class = s.SubmissionSerializer
 
     @extend_schema(

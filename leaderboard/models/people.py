@@ -7,11 +7,17 @@ team, mail on). ``Team`` is a name and a join code: a member creates it, shares 
 code, others join with it; the last member to leave deletes it. The code is shown to
 members only; there is no other way in, so a team cannot be joined by guessing its name.
 
+Names that a board shows side by side must not pass for one another: ``check_name_free``
+compares a username, display name or team name with every other one under ``name_key``
+(Unicode TR39's confusable skeleton of the NFKC case-folded name), so ``оrg1`` with a
+Cyrillic о, ``ORG1`` and the full-width ``ｏｒｇ１`` are all taken once ``org1`` is.
+
 Imports nothing else of ``models``.
 """
 
 from __future__ import annotations
 
+import functools
 import secrets
 import unicodedata
 
@@ -19,6 +25,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models.functions import Lower
+from icu import SpoofChecker
 
 NAME_LENGTH = 60
 MAX_MEMBERS = 50
@@ -34,6 +41,48 @@ def clean_name(value: str, what: str = "A name") -> str:
     if len(text) > NAME_LENGTH:
         raise ValidationError(f"{what} may be at most {NAME_LENGTH} characters.")
     return text
+
+
+_SPOOF = SpoofChecker()  # ICU's TR39 implementation; getSkeleton is thread-safe
+NAME_TAKEN = "That name is, or looks like, another participant's or team's; choose another."
+
+
+@functools.lru_cache(maxsize=65536)  # names recur on every check; a key is a short string
+def name_key(name: str) -> str:
+    """The form in which two names that look alike are equal: NFKC (full-width and other
+    compatibility forms to the plain ones), case-folded, then the confusable skeleton of
+    Unicode TR39 (UTS #39, section 4) from ICU's ``SpoofChecker`` with the data of
+    ``confusables.txt``, so that a Cyrillic ``о`` and a Latin ``o``, or ``1`` and ``l``,
+    map to one character. A skeleton may hold capitals (``0`` maps to ``O``), so it is
+    case-folded and skeletonised once more. Example: ``name_key("0RG1") == "orgl"``."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return _SPOOF.getSkeleton(0, _SPOOF.getSkeleton(0, folded).casefold())
+
+
+def check_name_free(name: str, *, user=None, team=None) -> None:
+    """Raise ``ValidationError`` (code ``name_taken``) if ``name`` is, or looks like
+    (``name_key``), the username or display name of any user but ``user``, or the name of
+    any team but ``team``.
+
+    The keys are computed in Python over every name (ICU is not in the database), so the
+    check is linear in the number of accounts and teams; it runs only when a name is
+    chosen, and ``name_key`` remembers the keys it computed."""
+    from django.contrib.auth import get_user_model
+
+    key = name_key(name)
+    if not key:
+        return
+    uid, tid = getattr(user, "pk", None), getattr(team, "pk", None)
+    usernames = get_user_model().objects.exclude(pk=uid).values_list("username", flat=True)
+    displays = (
+        Profile.objects.exclude(user_id=uid)
+        .exclude(display_name="")
+        .values_list("display_name", flat=True)
+    )
+    teams = Team.objects.exclude(pk=tid).values_list("name", flat=True)
+    for names in (usernames, displays, teams):
+        if any(name_key(other) == key for other in names.iterator(chunk_size=2000)):
+            raise ValidationError(NAME_TAKEN, code="name_taken")
 
 
 def new_join_code() -> str:
@@ -55,9 +104,10 @@ class Team(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @classmethod
-    def name_taken(cls, name: str) -> bool:
-        return cls.objects.filter(name__iexact=name).exists()
+    def clean(self) -> None:
+        """Forms and the admin: the name cleaned, and not another's (``check_name_free``)."""
+        self.name = clean_name(self.name, "A team name")
+        check_name_free(self.name, team=self)
 
     def members(self) -> models.QuerySet:
         from django.contrib.auth import get_user_model
@@ -100,29 +150,21 @@ class Profile(models.Model):
     def public_name(self) -> str:
         return self.display_name or self.user.get_username()
 
-    @staticmethod
-    def name_taken(name: str, user) -> bool:
-        """Whether ``name`` is someone else's username or display name (case ignored): a
-        participant cannot appear on a board as another one."""
-        from django.contrib.auth import get_user_model
-
-        users = get_user_model().objects.exclude(pk=getattr(user, "pk", None))
-        return (
-            users.filter(username__iexact=name).exists()
-            or Profile.objects.exclude(user_id=getattr(user, "pk", None))
-            .filter(display_name__iexact=name)
-            .exists()
-        )
+    def clean(self) -> None:
+        """The admin: the display name cleaned, and not another's (``check_name_free``)."""
+        self.display_name = clean_name(self.display_name, "A display name")
+        if self.display_name:
+            check_name_free(self.display_name, user=self.user)
 
     def create_team(self, name: str) -> Team:
         """A new team named ``name`` with this participant as its first member (leaving
-        any team they were in). Raises ``ValidationError`` if the name is taken."""
+        any team they were in). Raises ``ValidationError`` if the name is, or looks like,
+        another participant's or team's (the participant's own names are theirs to use)."""
         name = clean_name(name, "A team name")
         if not name:
             raise ValidationError("Give the team a name.")
         with transaction.atomic():
-            if Team.name_taken(name):
-                raise ValidationError(f"There is already a team named “{name}”.")
+            check_name_free(name, user=self.user)
             team = Team.objects.create(name=name)
             self._move_to(team)
         return team

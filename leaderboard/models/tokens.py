@@ -1,4 +1,5 @@
-"""API tokens: hashed, several per user, shown once."""
+"""API tokens: hashed, several per user, shown once, each with a scope and an optional
+expiry."""
 
 from __future__ import annotations
 
@@ -17,9 +18,28 @@ class ApiToken(models.Model):
     Only the SHA-256 of the token is stored: a leaked database does not leak working
     tokens, and a token is shown to its owner once, when it is issued. SHA-256 without a
     salt suffices because the token is 256 random bits, not a guessable password.
+
+    A token's ``scope`` limits what it may do (docs/api.md, "API tokens"):
+
+    - ``full``: everything its owner may do through the API (the default);
+    - ``submit``: read, and submit runs (``POST /api/benchmarks/<slug>/submissions/`` and
+      the presigned upload that ends in one); not withdraw, hide or edit runs, nor list
+      or revoke tokens: a machine that submits cannot undo its owner's work;
+    - ``read``: read only (any ``GET``, ``HEAD`` or ``OPTIONS``).
+
+    Past ``expires`` (if set) the token is refused with 401 "token expired".
     """
 
     PREFIX = "rrl_"
+
+    FULL, SUBMIT, READ = "full", "submit", "read"
+    SCOPES = [
+        (FULL, "Full: everything you can do"),
+        (SUBMIT, "Submit: read and submit runs only"),
+        (READ, "Read: read only"),
+    ]
+    # What each scope may do; a view names the action an unsafe request is (ApiView).
+    ACTIONS = {FULL: {"read", "submit", "manage"}, SUBMIT: {"read", "submit"}, READ: {"read"}}
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
@@ -28,6 +48,8 @@ class ApiToken(models.Model):
     sha256 = models.CharField("SHA-256 of the token", max_length=64, unique=True)
     created = models.DateTimeField(auto_now_add=True)
     last_used = models.DateTimeField(null=True, blank=True)
+    scope = models.CharField(max_length=10, choices=SCOPES, default=FULL)
+    expires = models.DateTimeField(null=True, blank=True, help_text="Refused from then on.")
 
     class Meta:
         ordering = ["-created"]
@@ -41,14 +63,30 @@ class ApiToken(models.Model):
         return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
     @classmethod
-    def issue(cls, user, name: str) -> tuple[ApiToken, str]:
+    def issue(
+        cls, user, name: str, scope: str = FULL, expires: dt.datetime | None = None
+    ) -> tuple[ApiToken, str]:
         """Create a token for ``user``; returns the row and the raw token, the only copy."""
+        if scope not in cls.ACTIONS:
+            raise ValueError(f"Unknown token scope {scope!r}")
         raw = cls.PREFIX + secrets.token_urlsafe(32)
-        return cls.objects.create(user=user, name=name, sha256=cls.digest(raw)), raw
+        row = cls.objects.create(
+            user=user, name=name, sha256=cls.digest(raw), scope=scope, expires=expires
+        )
+        return row, raw
+
+    @property
+    def expired(self) -> bool:
+        return self.expires is not None and self.expires <= timezone.now()
+
+    def allows(self, action: str) -> bool:
+        """Whether this token's scope may do ``action`` ("read", "submit" or "manage")."""
+        return action in self.ACTIONS[self.scope]
 
     @classmethod
-    def authenticate(cls, raw: str):
-        """The active user the raw token belongs to, or None; notes when it was used.
+    def authenticate(cls, raw: str) -> ApiToken | None:
+        """The token of an active user that ``raw`` is, or None; notes when it was used.
+        An expired token is returned (the caller says "expired"), and not noted as used.
 
         ``last_used`` is written at most once a minute so that polling is not a write per
         request.
@@ -58,9 +96,9 @@ class ApiToken(models.Model):
             .filter(sha256=cls.digest(raw), user__is_active=True)
             .first()
         )
-        if token is None:
-            return None
+        if token is None or token.expired:
+            return token
         now = timezone.now()
         if token.last_used is None or now - token.last_used > dt.timedelta(minutes=1):
             cls.objects.filter(pk=token.pk).update(last_used=now)
-        return token.user
+        return token

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from leaderboard.models import Profile, Team
-from leaderboard.models.people import MAX_MEMBERS, clean_name
+from leaderboard.models.people import MAX_MEMBERS, check_name_free, clean_name
 
 PASSWORD = "a-long-pass-phrase-9"
 
@@ -40,17 +40,18 @@ def test_a_name_taken_by_another_participant_is_refused_case_ignored(
     participant, other_participant
 ):
     Profile.objects.create(user=other_participant, display_name="Bob the Builder")
-    assert Profile.name_taken("BOB", participant)  # another's username
-    assert Profile.name_taken("bob the builder", participant)  # another's display name
-    assert not Profile.name_taken("alice", participant)  # one's own username
-    assert not Profile.name_taken("Bob the Builder", other_participant)  # one's own name
+    for taken in ("BOB", "bob the builder"):  # another's username, another's display name
+        with pytest.raises(ValidationError, match="looks like, another participant"):
+            check_name_free(taken, user=participant)
+    check_name_free("alice", user=participant)  # one's own username
+    check_name_free("Bob the Builder", user=other_participant)  # one's own name
 
 
 def test_make_join_and_leave_a_team(participant, other_participant):
     alice, bob = Profile.of(participant), Profile.of(other_participant)
     team = alice.create_team("  Red   Team ")
     assert team.name == "Red Team" and len(team.join_code) >= 12
-    with pytest.raises(ValidationError, match="already a team named"):
+    with pytest.raises(ValidationError, match="another participant's or team's"):
         bob.create_team("red team")
     with pytest.raises(ValidationError, match="No team has that join code"):
         bob.join_team("not-the-code")
@@ -114,7 +115,10 @@ def test_bad_account_input_is_a_form_error_not_a_500(client, participant, other_
     client.force_login(participant)
     taken = client.post("/accounts/profile/", {"action": "profile", "display_name": "Bob"})
     assert taken.status_code == 400
-    assert "That name is another participant&#x27;s; choose another." in taken.content.decode()
+    assert (
+        "That name is, or looks like, another participant&#x27;s or team&#x27;s; choose another."
+        in taken.content.decode()
+    )
     bad_mail = client.post("/accounts/profile/", {"action": "profile", "email": "not-an-address"})
     assert (
         bad_mail.status_code == 400 and "Enter a valid email address." in bad_mail.content.decode()
@@ -140,7 +144,7 @@ def test_teams_through_the_account_page(client, participant, other_participant):
     client.force_login(other_participant)
     assert team.join_code not in client.get("/accounts/profile/").content.decode()
     clash = client.post("/accounts/profile/", {"action": "create_team", "team_name": "RED"})
-    assert clash.status_code == 400 and "already a team named" in clash.content.decode()
+    assert clash.status_code == 400 and "or team&#x27;s" in clash.content.decode()
     joined = client.post("/accounts/profile/", {"action": "join_team", "join_code": team.join_code})
     assert joined.status_code == 302
     assert "You joined Red." in client.get("/accounts/profile/").content.decode()

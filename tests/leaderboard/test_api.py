@@ -109,7 +109,7 @@ def test_issued_tokens_are_distinct_and_only_their_hash_is_stored(participant):
     assert raw_1 != raw_2 and len(raw_1) > 40
     stored = json.dumps(list(ApiToken.objects.values()), default=str)
     assert raw_1 not in stored and raw_2 not in stored
-    assert ApiToken.authenticate(raw_1) == participant
+    assert ApiToken.authenticate(raw_1).user == participant
     assert ApiToken.authenticate(raw_1 + "x") is None
 
 

@@ -157,13 +157,17 @@ def test_wrong_passwords_are_401_then_the_username_is_locked_with_json_429(
     locked = log_in(client, "alice", "guess")
     body = error_of(locked, 429)
     assert int(locked["Retry-After"]) > 0 and body["details"]["retry_after"] > 0
-    # While locked even the right password gets no token, from another address too.
-    error_of(log_in(client, "alice", "pw-alice-123", address="10.9.0.1"), 429)
+    # While locked even the right password gets no token from this address; the lock is
+    # on the (username, address) pair, so alice elsewhere is not locked out.
+    error_of(log_in(client, "alice", "pw-alice-123"), 429)
     assert not ApiToken.objects.exists()
+    assert log_in(client, "alice", "pw-alice-123", address="10.9.0.1").status_code == 201
     error_of(log_in(client, "", ""), 400)
 
 
-def test_token_log_ins_are_rate_limited_per_address(client, participant, settings):
+def test_token_log_ins_are_rate_limited_per_username_and_address(
+    client, participant, other_participant, settings
+):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {
@@ -176,4 +180,7 @@ def test_token_log_ins_are_rate_limited_per_address(client, participant, setting
     refused = log_in(client, "alice", "pw-alice-123")
     error_of(refused, 429)
     assert int(refused["Retry-After"]) > 0 and refused["RateLimit-Limit"] == "2"
+    error_of(log_in(client, "ALICE", "pw-alice-123"), 429)  # one count, whatever the case
     assert log_in(client, "alice", "pw-alice-123", address="10.9.0.2").status_code == 201
+    # Someone else behind the same address still logs in.
+    assert log_in(client, "bob", "pw-bob-123").status_code == 201

@@ -1,10 +1,11 @@
 """Failed log-ins and unknown API tokens are throttled (docs/settings.md).
 
-Log-ins: django-axes in the database, per username and per address, with the documented
-defaults (10 failures, 15 minutes); instead of waiting 15 minutes the tests move the
-stored failures back in time (``travel``), which is what the passing of time does to them. Tokens: the cache, per address, with a 2 s
-cool-off waited out on the real clock, on the in-memory cache and on a real Redis shared
-with another process.
+Log-ins: django-axes in the database, per (username, address) pair and per address,
+with the documented defaults (delays after 3 failures, 10 per pair, 100 per address, 15
+minutes); instead of waiting, the tests move the stored failures back in time
+(``travel``), which is what the passing of time does to them. Tokens: the cache, per
+address, with a 2 s cool-off waited out on the real clock, on the in-memory cache and on
+a real Redis shared with another process.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from axes.models import AccessAttempt
 from django.db.models import F
 from django.test import RequestFactory
 
-from leaderboard.accounts.throttle import client_address
+from leaderboard.accounts.throttle import client_address, pair_delay
 from leaderboard.models import ApiToken
 from leaderboard.settings import cache_from_url
 
@@ -61,19 +62,66 @@ def logged_in(client) -> bool:
 # --- Log-ins ----------------------------------------------------------------------------
 
 
-def test_wrong_passwords_lock_the_username_until_the_cool_off_passes(client, participant, settings):
-    limit, cooloff = settings.AXES_FAILURE_LIMIT, settings.AXES_COOLOFF_TIME
-    assert (limit, cooloff) == (10, dt.timedelta(minutes=15))  # the documented defaults
-    for _ in range(limit - 1):
-        response = log_in(client, "alice", "wrong-password")
-        assert response.status_code == 200
-        assert "Please enter a correct username and password" in response.content.decode()
+def fail(client, username: str, times: int, address: str = "127.0.0.1") -> None:
+    """``times`` wrong passwords for ``username`` from ``address``, each after waiting out
+    the progressive delay the previous ones earned (by moving them back in time)."""
+    for _ in range(times):
+        failures = sum(
+            AccessAttempt.objects.filter(username=username, ip_address=address).values_list(
+                "failures_since_start", flat=True
+            )
+        )
+        travel(pair_delay(failures))
+        response = log_in(client, username, "wrong-password", address)
+        assert response.status_code in (200, 429)
+
+
+def counted(username: str, address: str) -> int:
+    return sum(
+        AccessAttempt.objects.filter(username=username, ip_address=address).values_list(
+            "failures_since_start", flat=True
+        )
+    )
+
+
+def test_the_documented_defaults(settings):
+    assert settings.AXES_FAILURE_LIMIT == 10
+    assert settings.LOGIN_ADDRESS_FAILURE_LIMIT == 100
+    assert (settings.LOGIN_DELAY_AFTER, settings.LOGIN_DELAY_SECONDS) == (3, 1)
+    assert settings.AXES_COOLOFF_TIME == dt.timedelta(minutes=15)
+    assert settings.AXES_LOCKOUT_PARAMETERS == [["username", "ip_address"]]
+    assert [pair_delay(n) for n in (0, 2, 3, 4, 5, 9)] == [0, 0, 1, 2, 4, 64]
+
+
+def test_failures_past_a_few_make_each_try_wait_longer(client, participant):
+    for _ in range(3):
+        assert log_in(client, "alice", "typo").status_code == 200
+    refused = log_in(client, "alice", "pw-alice-123")  # even the right password, at once
+    assert refused.status_code == 429 and refused["Retry-After"] == "1"
+    assert "Try again in 1 second," in refused.content.decode()
+    assert counted("alice", "127.0.0.1") == 3  # the refused try is not counted
+    travel(1)
+    assert log_in(client, "alice", "typo").status_code == 200
+    refused = log_in(client, "alice", "typo")
+    assert refused.status_code == 429 and refused["Retry-After"] == "2"
+    travel(1)
+    assert log_in(client, "alice", "typo").status_code == 429  # one more second to go
+    travel(1)
+    assert counted("alice", "127.0.0.1") == 4
+    assert log_in(client, "alice", "pw-alice-123").status_code == 302
+    assert logged_in(client)
+
+
+def test_wrong_passwords_lock_the_pair_until_the_cool_off_passes(client, participant, settings):
+    limit = settings.AXES_FAILURE_LIMIT
+    fail(client, "alice", limit - 1)
+    travel(pair_delay(limit - 1))
     locked = log_in(client, "alice", "wrong-password")
     assert locked.status_code == 429
     assert 890 <= int(locked["Retry-After"]) <= 900
     page = locked.content.decode()
     assert "Too many failed log-ins" in page
-    assert f"After {limit} failed log-ins" in page and "Try again in 15 minutes," in page
+    assert f"after {limit} log-ins pause" in page and "Try again in 15 minutes," in page
     assert 'href="/accounts/password_reset/"' in page
     assert "no-store" in locked["Cache-Control"]
 
@@ -92,9 +140,40 @@ def test_wrong_passwords_lock_the_username_until_the_cool_off_passes(client, par
     assert logged_in(client)
 
 
+def test_failures_from_one_address_do_not_lock_the_username_elsewhere(
+    client, participant, settings
+):
+    fail(client, "alice", settings.AXES_FAILURE_LIMIT, address="10.0.1.1")
+    assert log_in(client, "alice", "pw-alice-123", address="10.0.1.1").status_code == 429
+    assert not logged_in(client)
+    assert log_in(client, "alice", "pw-alice-123", address="10.0.1.2").status_code == 302
+    assert logged_in(client)
+
+
+def test_failures_from_many_addresses_do_not_lock_the_username(client, participant, settings):
+    for i in range(2 * settings.AXES_FAILURE_LIMIT):
+        fail(client, "alice", 1, address=f"10.0.2.{i + 1}")
+    assert log_in(client, "alice", "pw-alice-123", address="10.0.3.1").status_code == 302
+
+
+def test_one_address_is_locked_at_its_own_higher_limit(
+    client, participant, other_participant, settings
+):
+    limit = settings.LOGIN_ADDRESS_FAILURE_LIMIT
+    for i in range(limit - 1):
+        assert log_in(client, f"guess-{i}", "password1", address="10.0.4.1").status_code == 200
+    # Far past the per-username limit, the address still logs in its own users.
+    assert log_in(client, "alice", "pw-alice-123", address="10.0.4.1").status_code == 302
+    client.post("/accounts/logout/")
+    locked = log_in(client, "guess-last", "password1", address="10.0.4.1")
+    assert locked.status_code == 429 and 890 <= int(locked["Retry-After"]) <= 900
+    assert log_in(client, "bob", "pw-bob-123", address="10.0.4.1").status_code == 429
+    assert not logged_in(client)
+    assert log_in(client, "bob", "pw-bob-123", address="10.0.4.2").status_code == 302
+
+
 def test_the_admin_log_in_is_locked_too(client, organizer, settings):
-    for _ in range(settings.AXES_FAILURE_LIMIT):
-        client.post("/admin/login/", {"username": "olga", "password": "nope"})
+    fail(client, "olga", settings.AXES_FAILURE_LIMIT)
     response = client.post(
         "/admin/login/?next=/admin/", {"username": "olga", "password": "pw-olga-123"}
     )
@@ -102,49 +181,41 @@ def test_the_admin_log_in_is_locked_too(client, organizer, settings):
     assert client.get("/admin/").status_code == 302  # still not logged in
 
 
-def test_failures_from_one_address_lock_the_address_for_every_username(
-    client, participant, other_participant, settings
-):
-    for i in range(settings.AXES_FAILURE_LIMIT):
-        log_in(client, f"guess-{i}", "password1", address="10.0.0.1")
-    assert log_in(client, "alice", "pw-alice-123", address="10.0.0.1").status_code == 429
-    assert log_in(client, "bob", "pw-bob-123", address="10.0.0.1").status_code == 429
-    assert not logged_in(client)
-    # Another address is not affected, and neither are these usernames.
-    assert log_in(client, "alice", "pw-alice-123", address="10.0.0.2").status_code == 302
-
-
-def test_failures_for_one_username_lock_it_from_every_address(
-    client, participant, other_participant, settings
-):
-    for i in range(settings.AXES_FAILURE_LIMIT):
-        log_in(client, "alice", "password1", address=f"10.0.1.{i + 1}")
-    assert log_in(client, "alice", "pw-alice-123", address="10.0.2.1").status_code == 429
-    assert not logged_in(client)
-    assert log_in(client, "bob", "pw-bob-123", address="10.0.2.1").status_code == 302
+def test_the_api_log_in_waits_too(client, participant):
+    fail(client, "alice", 4)
+    response = client.post(
+        "/api/tokens/",
+        {"username": "alice", "password": "pw-alice-123", "name": "laptop"},
+        content_type="application/json",
+    )
+    assert response.status_code == 429 and response["Retry-After"] == "2"
+    assert response.json()["details"] == {"retry_after": 2}
 
 
 def test_a_good_log_in_clears_that_username_from_that_address_only(
     client, participant, other_participant, settings
 ):
     limit = settings.AXES_FAILURE_LIMIT
-    for _ in range(limit - 1):
-        log_in(client, "alice", "typo", address="10.0.3.1")
+    fail(client, "alice", limit - 1, address="10.0.3.1")
+    travel(pair_delay(limit - 1))
     assert log_in(client, "alice", "pw-alice-123", address="10.0.3.1").status_code == 302
     client.post("/accounts/logout/")
-    # Alice's own mistakes are forgotten: she has the full allowance again.
-    for _ in range(limit - 1):
+    # Alice's own mistakes are forgotten: no wait, and the full allowance again.
+    assert counted("alice", "10.0.3.1") == 0
+    for _ in range(3):
         assert log_in(client, "alice", "typo", address="10.0.3.1").status_code == 200
+    travel(1)
     assert log_in(client, "alice", "pw-alice-123", address="10.0.3.1").status_code == 302
     client.post("/accounts/logout/")
 
     # Guessing bob's password, then logging into one's own account from the same address,
-    # does not wipe the guesses: the next one locks the address.
-    for _ in range(limit - 1):
-        assert log_in(client, "bob", "guess", address="10.0.4.1").status_code == 200
+    # does not wipe the guesses: the next one locks the pair.
+    fail(client, "bob", limit - 1, address="10.0.4.1")
     assert log_in(client, "alice", "pw-alice-123", address="10.0.4.1").status_code == 302
     client.post("/accounts/logout/")
+    travel(pair_delay(limit - 1))
     assert log_in(client, "bob", "guess", address="10.0.4.1").status_code == 429
+    assert counted("bob", "10.0.4.1") == limit
 
 
 def test_behind_proxies_the_client_is_read_from_x_forwarded_for(settings):
@@ -184,17 +255,39 @@ def test_unknown_tokens_from_one_address_get_429_with_retry_after(
     assert body["error"] == f"Too many unknown tokens from your address; try again in {COOLOFF} s."
     assert body["details"] == {"retry_after": COOLOFF}
 
-    # While locked even a good token from that address waits; other addresses do not.
-    waiting = api_get(client, good, "10.1.0.1")
+    # While locked, unknown tokens from that address wait; a good one is never refused.
+    waiting = api_get(client, "rrl_wrong", "10.1.0.1")
     assert waiting.status_code == 429 and 1 <= int(waiting["Retry-After"]) <= COOLOFF
+    assert api_get(client, good, "10.1.0.1").status_code == 200
     assert api_get(client, good, "10.1.0.2").status_code == 200
     assert api_get(client, "rrl_wrong", "10.1.0.2").status_code == 401
     # No header, no token check: anonymous reads are never throttled.
     assert client.get("/api/benchmarks/", REMOTE_ADDR="10.1.0.1").status_code == 200
 
     time.sleep(max(0.0, COOLOFF + 0.2 - (time.monotonic() - started)))
-    assert api_get(client, good, "10.1.0.1").status_code == 200
     assert api_get(client, "rrl_wrong", "10.1.0.1").status_code == 401  # a fresh count
+
+
+def test_twenty_bad_tokens_from_an_address_do_not_lock_out_a_good_one(
+    client, participant, settings
+):
+    """The default limit, on the Redis cache the deployment uses."""
+    assert settings.API_TOKEN_FAILURE_LIMIT == 20
+    settings.CACHES = {"default": cache_from_url(_redis_url())}
+    address = f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.7"
+    from django.core.cache import cache
+
+    keys = [f"throttle:api-token:{address}:{k}" for k in ("failures", "locked-until")]
+    _, good = ApiToken.issue(participant, "script")
+    try:
+        answers = [api_get(client, f"rrl_wrong{i}", address).status_code for i in range(20)]
+        assert answers == [401] * 19 + [429]
+        assert api_get(client, "rrl_wrong", address).status_code == 429
+        assert api_get(client, good, address).status_code == 200
+        assert api_get(client, good, address).status_code == 200
+        assert api_get(client, "rrl_wrong", address).status_code == 429
+    finally:
+        cache.delete_many(keys)
 
 
 def _redis_url() -> str:
@@ -271,7 +364,8 @@ def test_throttle_settings_come_from_the_environment():
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'leaderboard.settings';"
         "django.setup(); from django.conf import settings as s;"
         "print(s.AXES_FAILURE_LIMIT, s.API_TOKEN_FAILURE_LIMIT, int(s.AXES_COOLOFF_TIME.total_seconds()),"
-        " s.THROTTLE_COOLOFF_SECONDS, s.TRUSTED_PROXY_COUNT, s.CACHES['default']['BACKEND'])"
+        " s.THROTTLE_COOLOFF_SECONDS, s.TRUSTED_PROXY_COUNT, s.CACHES['default']['BACKEND'],"
+        " s.LOGIN_ADDRESS_FAILURE_LIMIT, s.LOGIN_DELAY_AFTER, s.LOGIN_DELAY_SECONDS)"
     )
     env = {
         **os.environ,
@@ -280,6 +374,9 @@ def test_throttle_settings_come_from_the_environment():
         "THROTTLE_COOLOFF_SECONDS": "60",
         "TRUSTED_PROXY_COUNT": "1",
         "CACHE_URL": "redis://127.0.0.1:6379/3",
+        "LOGIN_ADDRESS_FAILURE_LIMIT": "250",
+        "LOGIN_DELAY_AFTER": "5",
+        "LOGIN_DELAY_SECONDS": "2",
     }
     result = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
@@ -291,6 +388,9 @@ def test_throttle_settings_come_from_the_environment():
         "60",
         "1",
         "django.core.cache.backends.redis.RedisCache",
+        "250",
+        "5",
+        "2",
     ], result.stderr
     env["LOGIN_FAILURE_LIMIT"] = "0"
     result = subprocess.run(
@@ -298,3 +398,8 @@ def test_throttle_settings_come_from_the_environment():
     )
     assert result.returncode != 0
     assert "LOGIN_FAILURE_LIMIT must be at least 1, got 0" in result.stderr
+    env["LOGIN_FAILURE_LIMIT"], env["LOGIN_ADDRESS_FAILURE_LIMIT"] = "4", "0"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert "LOGIN_ADDRESS_FAILURE_LIMIT must be at least 1, got 0" in result.stderr
