@@ -31,11 +31,12 @@ import secrets
 import unicodedata
 from typing import TYPE_CHECKING
 
+from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.validators import RegexValidator, URLValidator
 from django.db import models
-from django.db.models import Case, F, Q, When
+from django.db.models import Case, Exists, F, OuterRef, Q, When
 from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
@@ -70,8 +71,15 @@ class SubmissionQuerySet(models.QuerySet):
         return self.filter(status=Submission.Status.SCORED)
 
     def visible_to(self, user) -> SubmissionQuerySet:
-        """Hidden and withdrawn runs only for their owner, the organizers and superusers."""
-        public = Q(is_hidden=False) & ~Q(status=Submission.Status.WITHDRAWN)
+        """Runs anyone may see: not hidden, not withdrawn, not failed, and scored at least
+        once (a run being rescored keeps its place). Hidden, withdrawn, failed and
+        never-scored runs only for their owner, the organizers and superusers."""
+        Result = apps.get_model("leaderboard", "Result")
+        public = (
+            Q(is_hidden=False)
+            & ~Q(status__in=[Submission.Status.WITHDRAWN, Submission.Status.FAILED])
+            & Q(Exists(Result.objects.filter(submission=OuterRef("pk"))))
+        )
         if not user.is_authenticated:
             return self.filter(public)
         if user.is_superuser:
@@ -388,7 +396,12 @@ class Submission(models.Model):
         return reverse("submission", args=[self.pk])
 
     def is_visible_to(self, user) -> bool:
-        if not self.is_hidden and self.status != self.Status.WITHDRAWN:
+        """One run's ``SubmissionQuerySet.visible_to``."""
+        public = not self.is_hidden and self.status not in (
+            self.Status.WITHDRAWN,
+            self.Status.FAILED,
+        )
+        if public and (self.status == self.Status.SCORED or self.results.exists()):
             return True
         if not user.is_authenticated:
             return False

@@ -38,15 +38,10 @@ def test_my_runs_lists_only_the_callers_runs_newest_first_with_filters(
     assert other.json()["submissions"] == []
     error_of(client.get("/api/submissions/?mine=1&status=nonsense", headers=headers), 400)
 
-    # Without mine: every run the caller may see (the demo's and the three new ones).
+    # Without mine: every run the caller may see: the demo's, "first" (scored), not
+    # the failed "second" nor the never-scored "theirs" (their owners' only).
     everyone = client.get("/api/submissions/?benchmark=library").json()
-    assert {r["run_name"] for r in everyone["submissions"]} == {
-        "system-A",
-        "system-B",
-        "first",
-        "second",
-        "theirs",
-    }
+    assert {r["run_name"] for r in everyone["submissions"]} == {"system-A", "system-B", "first"}
     Submission.objects.filter(pk=first["id"]).update(is_hidden=True)
     names = {r["run_name"] for r in client.get("/api/submissions/").json()["submissions"]}
     assert "first" not in names
@@ -195,9 +190,12 @@ def test_exports_under_api_are_the_pages_downloads_and_honour_the_token(client, 
 
 
 def test_a_run_without_scores_has_no_per_need_export(client, library, participant):
-    created = upload(client, bearer(participant)).json()
-    body = error_of(client.get(f"/api/submissions/{created['id']}/per-need.csv"), 404)
+    headers = bearer(participant)
+    created = upload(client, headers).json()
+    export = f"/api/submissions/{created['id']}/per-need.csv"
+    body = error_of(client.get(export, headers=headers), 404)
     assert body["details"] == {"status": "queued"}
+    error_of(client.get(export), 404)  # and to anyone else, no such run yet
 
 
 # --- The daily quota -------------------------------------------------------------------

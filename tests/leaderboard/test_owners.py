@@ -100,7 +100,7 @@ def test_the_owner_edits_the_description_and_links(client, runs, participant):
     assert a.code_url == "https://github.com/alice/system-a"
     client.logout()
     run_page = client.get(a.get_absolute_url()).content.decode()
-    assert "BM25 with RM3<br>k1=0.9" in run_page
+    assert "<p>BM25 with RM3\nk1=0.9</p>" in run_page  # Markdown: one paragraph
     assert '<a href="https://arxiv.org/abs/2101.00001" rel="nofollow ugc noopener">Paper</a>' in (
         run_page
     )

@@ -86,6 +86,8 @@ def test_live_status_for_queued_runs_and_failure_reason(client, library, demo_us
         file="runs/w.txt",
         sent_at=timezone.now(),  # the broker took its message
     )
+    assert client.get(reverse("submission", args=[queued.pk])).status_code == 404  # anonymous
+    client.force_login(demo_user)  # the owner sees it
     html = client.get(reverse("submission", args=[queued.pk])).content.decode()
     assert f'data-status-url="{reverse("submission_status", args=[queued.pk])}"' in html
     assert "js/status.js" in html and "Waiting for a worker" in html

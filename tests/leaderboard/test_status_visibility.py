@@ -1,5 +1,6 @@
-"""A run's live status (``/submissions/<id>/status/``) follows the run page's rule: hidden
-runs and runs on unpublished benchmarks are a 404 for whoever may not see them."""
+"""A run's live status (``/submissions/<id>/status/``) follows the run page's rule: hidden,
+withdrawn, failed and never-scored runs, and runs on unpublished benchmarks, are a 404
+for whoever may not see them (anyone but the run's owner and the organizers)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from tests.leaderboard.test_uploads import RUN_B
 
 
 @pytest.fixture
-def run(library, participant, organizer) -> Submission:
+def run(library, participant, organizer, django_capture_on_commit_callbacks) -> Submission:
     library.organizers.add(organizer)
     client = Client()
     client.force_login(participant)
     upload = SimpleUploadedFile("run-B.txt", RUN_B)
-    response = client.post("/benchmarks/library/submit/", {"file": upload, "run_name": "mine"})
+    with django_capture_on_commit_callbacks(execute=True):  # scored in-process
+        response = client.post("/benchmarks/library/submit/", {"file": upload, "run_name": "mine"})
     assert response.status_code == 302
     return Submission.objects.get()
 
@@ -41,6 +43,10 @@ def codes(run: Submission, users: dict) -> dict[str, tuple[int, int]]:
     ("case", "expected"),
     [
         ("public", {"anonymous": 200, "other": 200, "owner": 200, "organizer": 200}),
+        # being rescored: it was scored, so it keeps its place
+        ("rescoring", {"anonymous": 200, "other": 200, "owner": 200, "organizer": 200}),
+        ("queued", {"anonymous": 404, "other": 404, "owner": 200, "organizer": 200}),
+        ("failed", {"anonymous": 404, "other": 404, "owner": 200, "organizer": 200}),
         ("hidden", {"anonymous": 404, "other": 404, "owner": 200, "organizer": 200}),
         ("withdrawn", {"anonymous": 404, "other": 404, "owner": 200, "organizer": 200}),
         # the run page shows nothing of an unpublished benchmark but to its organizers,
@@ -56,6 +62,13 @@ def test_status_is_shown_to_whoever_may_see_the_run_page(
         Submission.objects.filter(pk=run.pk).update(is_hidden=True)
     if case == "withdrawn":
         Submission.objects.filter(pk=run.pk).update(status=Submission.Status.WITHDRAWN)
+    if case == "rescoring":
+        Submission.objects.filter(pk=run.pk).update(status=Submission.Status.QUEUED)
+    if case == "queued":  # never scored: no result yet
+        run.results.all().delete()
+        Submission.objects.filter(pk=run.pk).update(status=Submission.Status.QUEUED)
+    if case == "failed":
+        Submission.objects.filter(pk=run.pk).update(status=Submission.Status.FAILED)
     if case.startswith("unpublished"):
         Benchmark.objects.filter(pk=run.benchmark_id).update(published=False)
     users = {
