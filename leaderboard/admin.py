@@ -13,24 +13,17 @@ from __future__ import annotations
 import os
 
 from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
-from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm
 from leaderboard.models import (
-    ApiToken,
     Benchmark,
     InformationNeed,
     Judgments,
     Phase,
-    Profile,
     Submission,
-    Team,
 )
-from leaderboard.models.people import check_name_free
 from leaderboard.pipeline.datasets import load_dataset
 from leaderboard.pipeline.files import StorageUnavailable
 from leaderboard.pipeline.loading import (
@@ -332,92 +325,5 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         self.message_user(request, f"Queued {count} runs for rescoring.")
 
 
-@admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
-    """Superusers can see and revoke tokens; the raw token is never stored."""
-
-    list_display = ["user", "name", "scope", "expires", "created", "last_used"]
-    search_fields = ["user__username", "name"]
-    readonly_fields = ["user", "name", "sha256", "scope", "expires", "created", "last_used"]
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return request.user.is_superuser
-
-    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_superuser
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_superuser
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # tokens are issued by their owners on /accounts/tokens/
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-
-class SuperusersOnly:
-    """Moderation of participants' names and teams (an offensive display name, a team
-    name to fix): superusers only; organizers of one benchmark see no one's account."""
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return request.user.is_superuser
-
-    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_superuser
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_superuser
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return request.user.is_superuser
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # made by participants on their account page
-
-
-@admin.register(Profile)
-class ProfileAdmin(SuperusersOnly, admin.ModelAdmin):
-    list_display = ["user", "display_name", "team", "notify_runs"]
-    search_fields = ["user__username", "display_name", "team__name"]
-    fields = ["user", "display_name", "team", "notify_runs"]
-    readonly_fields = ["user"]
-    raw_id_fields = ["team"]
-
-
-@admin.register(Team)
-class TeamAdmin(SuperusersOnly, admin.ModelAdmin):
-    list_display = ["name", "created"]
-    search_fields = ["name"]
-    fields = ["name", "join_code", "created"]
-    readonly_fields = ["created"]
-
-
-# --- Users: a username may not be, or look like, another's name ----------------------
-
-
-class UsernameCheckedChangeForm(UserChangeForm):
-    def clean_username(self) -> str:
-        username = self.cleaned_data["username"]
-        if username:
-            check_name_free(username, user=self.instance)
-        return username
-
-
-class UsernameCheckedCreationForm(AdminUserCreationForm):
-    def clean_username(self) -> str:
-        username = super().clean_username()  # None when Django found it taken
-        if username:
-            check_name_free(username)
-        return username
-
-
-class UsernameCheckedUserAdmin(UserAdmin):
-    """Django's user admin, with usernames checked like sign-up's (``check_name_free``)."""
-
-    form = UsernameCheckedChangeForm
-    add_form = UsernameCheckedCreationForm
-
-
-admin.site.unregister(get_user_model())
-admin.site.register(get_user_model(), UsernameCheckedUserAdmin)
+# The participants' side (tokens, names, teams, users) registers itself from its module.
+from leaderboard import admin_people  # noqa: E402, F401

@@ -9,6 +9,8 @@
   ``significance`` neither;
 - a model never imports the pipeline, a page, the API or the accounts;
 - the reader's pages never import the pipeline (they read, never write);
+- pages and API read through one layer, ``leaderboard.reading``: the API imports no page,
+  and the read layer imports neither (nor the pipeline, nor the uploads);
 - the client, ``rrl``, imports nothing of the engine or the platform, and nothing outside
   the standard library but its HTTP library (``httpx``): a participant installs it
   without numpy, pandas or Django; the engine may import it (``evaluation.trec.inputs``
@@ -246,6 +248,14 @@ def test_layers_point_one_way(graph):
     assert _forbidden(graph, "leaderboard.pipeline", layers[1:] + ("leaderboard.uploads",)) == []
     assert _forbidden(graph, "leaderboard.pages", ("leaderboard.pipeline", "leaderboard.api")) == []
     assert _forbidden(graph, "leaderboard.uploads", ("leaderboard.api",)) == []
+    assert _forbidden(graph, "leaderboard.api", ("leaderboard.pages",)) == []
+    reading = (
+        "leaderboard.pages",
+        "leaderboard.api",
+        "leaderboard.pipeline",
+        "leaderboard.uploads",
+    )
+    assert _forbidden(graph, "leaderboard.reading", reading) == []
 
 
 def test_sub_packages_say_what_they_hold_and_modules_stay_short():

@@ -1,15 +1,14 @@
 """Comparisons and downloads: two runs compared, the all-pairs significance matrix, and
 the leaderboard and per-need exports (CSV and JSON), all as the token's user sees them.
 
-Their serializers live here (not in ``serializers``, which is long enough). The pages'
-own functions compute everything (``comparison_context``, ``significance_matrix``,
-``leaderboard_export``, ``submission_csv``); these views check the input first so that
-every refusal is a JSON error, not the pages' HTML problem page.
+Their serializers live here (not in ``serializers``, which is long enough). The read
+layer computes everything (``reading.comparisons.comparison``, ``reading.pairs``,
+``reading.exports``), as it does for the pages; these views check the input first so
+that every refusal is a JSON error.
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 
 from drf_spectacular.types import OpenApiTypes
@@ -26,11 +25,16 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import FiniteFloat
 from leaderboard.api.views import board_for
-from leaderboard.pages import exports
-from leaderboard.pages.boards import ALPHA, measure_column, unknown_measure_message
-from leaderboard.pages.comparisons import comparison_context
-from leaderboard.pages.pairs import significance_matrix
-from leaderboard.pages.shortcuts import Problem, shown_result, visible_benchmark, visible_submission
+from leaderboard.reading.boards import ALPHA, measure_column, unknown_measure_message
+from leaderboard.reading.comparisons import comparison
+from leaderboard.reading.exports import comparison_payload, leaderboard_file, per_need_file
+from leaderboard.reading.pairs import significance_matrix
+from leaderboard.reading.visibility import (
+    Problem,
+    shown_result,
+    visible_benchmark,
+    visible_submission,
+)
 
 # --- What the comparisons answer ------------------------------------------------------
 
@@ -49,7 +53,7 @@ class PairedNeedSerializer(serializers.Serializer):
 
 
 class ComparisonSerializer(serializers.Serializer):
-    """``pages.exports.comparison_payload``: the same JSON as the page's download."""
+    """``reading.exports.comparison_payload``: the same JSON as the page's download."""
 
     benchmark = serializers.SlugField()
     judgments_version = serializers.IntegerField()
@@ -132,18 +136,6 @@ def _checked_measure(name: str | None, default: str) -> str:
         ) from error
 
 
-def _page_view(view):
-    """The page's export view without its ``require_GET`` (HEAD is answered here too)."""
-    return inspect.unwrap(view)
-
-
-def _as_page_request(request: Request):
-    """The Django request with the token's user, for the pages' views."""
-    django_request = request._request
-    django_request.user = request.user
-    return django_request
-
-
 class Compare(ApiView):
     serializer_class = ComparisonSerializer
 
@@ -164,7 +156,7 @@ class Compare(ApiView):
         # None when not asked: the comparison's own default (the primary measure).
         measure = _checked_measure(asked, "") or None
         try:
-            context = comparison_context(_as_page_request(request), slug, a, b)
+            context = comparison(request, slug, a, b, measure)
         except Problem as problem:
             raise ApiError(problem.status, problem.message) from problem
         if measure is not None and context["measure"] != measure:
@@ -174,7 +166,7 @@ class Compare(ApiView):
                 f"Runs {a} and {b} have no per-need values of {measure}.",
                 {"measures": list(context["measures"])},
             )
-        payload = exports.comparison_payload(context)
+        payload = comparison_payload(context)
         payload["tests"] = {k: _finite(v) for k, v in payload["tests"].items()}
         return Response(ComparisonSerializer(payload).data)
 
@@ -235,12 +227,8 @@ class LeaderboardExport(ApiView):
     def get(self, request: Request, slug: str):
         measure = self.query(s.MeasureQuerySerializer).get("measure")
         benchmark = visible_benchmark(request, slug)
-        board_for(request, benchmark, measure)  # an unknown measure: a JSON 400
-        view = _page_view(exports.leaderboard_export)
-        response = view(_as_page_request(request), slug, self.fmt)
-        if response.status_code != 200:
-            raise ApiError(response.status_code, "This export is not available.")
-        return conditional_file(request, response, benchmark)
+        board = board_for(request, benchmark, measure)  # an unknown measure: a JSON 400
+        return conditional_file(request, leaderboard_file(board, self.fmt), benchmark)
 
 
 def conditional_file(request: Request, response, benchmark):
@@ -297,6 +285,7 @@ class PerNeedCsv(ApiView):
     )
     def get(self, request: Request, submission_id: int):
         run = visible_submission(request, submission_id)
-        if shown_result(run) is None:
+        result = shown_result(run)
+        if result is None:
             raise ApiError(404, f"Run {run.run_name} has no scores yet.", {"status": run.status})
-        return _page_view(exports.submission_csv)(_as_page_request(request), submission_id)
+        return per_need_file(run, result)

@@ -27,9 +27,9 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.api.views import BenchmarkList
 from leaderboard.models import Benchmark
-from leaderboard.pages.shortcuts import visible_benchmark
 from leaderboard.pipeline.datasets import load_dataset
 from leaderboard.pipeline.loading import load_judgments, load_needs, rescore_benchmark
+from leaderboard.reading.visibility import visible_benchmark
 
 # The API's names for the form's fields, where they differ.
 API_NAMES = {

@@ -26,8 +26,8 @@ from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.models import Submission
-from leaderboard.pages.shortcuts import shown_result, visible_submission
 from leaderboard.pipeline.tasks import queue_comparisons
+from leaderboard.reading.visibility import shown_result, visible_submission
 from leaderboard.uploads.forms import RunDetailsForm
 
 

@@ -38,7 +38,7 @@ from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError, error_body
 from leaderboard.api.schema import errors
 from leaderboard.models import Benchmark, IdempotencyKey, Submission
-from leaderboard.pages.shortcuts import visible_benchmark
+from leaderboard.reading.visibility import visible_benchmark
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, max_upload_bytes
 from leaderboard.uploads.views import Outcome, receive_run
 

@@ -29,7 +29,7 @@ from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import absolute
-from leaderboard.pages.shortcuts import visible_benchmark
+from leaderboard.reading.visibility import visible_benchmark
 from leaderboard.uploads.presigned import UploadRefused, confirm_upload, start_upload
 
 

@@ -24,8 +24,8 @@ from leaderboard.api.base import ApiView, BenchmarkPages, SubmissionPages, condi
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.models import Benchmark, Result, Submission
-from leaderboard.pages.boards import Board, build_leaderboard, unknown_measure_message
-from leaderboard.pages.shortcuts import shown_result, visible_benchmark, visible_submission
+from leaderboard.reading.boards import Board, build_leaderboard, unknown_measure_message
+from leaderboard.reading.visibility import shown_result, visible_benchmark, visible_submission
 
 
 def board_for(request: Request, benchmark: Benchmark, measure: str | None) -> Board:

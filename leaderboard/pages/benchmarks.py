@@ -20,7 +20,12 @@ from django.views.decorators.http import require_GET
 from evaluation.measures import UnknownMeasure
 from leaderboard.models import Benchmark, InformationNeed
 from leaderboard.pages.board_plots import Point, progress_figure
-from leaderboard.pages.boards import (
+from leaderboard.pages.health import current_health
+from leaderboard.pages.menus import measure_groups
+from leaderboard.pages.paging import board_page
+from leaderboard.pages.richtext import markdown_html, markdown_text
+from leaderboard.pages.shortcuts import fmt, fmt_p, p_phrase, problem_page
+from leaderboard.reading.boards import (
     ALPHA,
     build_leaderboard,
     current_leaders,
@@ -28,18 +33,7 @@ from leaderboard.pages.boards import (
     measure_label,
     unknown_measure_message,
 )
-from leaderboard.pages.health import current_health
-from leaderboard.pages.menus import measure_groups
-from leaderboard.pages.paging import board_page
-from leaderboard.pages.richtext import markdown_html, markdown_text
-from leaderboard.pages.shortcuts import (
-    Problem,
-    fmt,
-    fmt_p,
-    p_phrase,
-    problem_page,
-    visible_benchmark,
-)
+from leaderboard.reading.visibility import Problem, visible_benchmark
 
 JUDGED = "judged_10"  # Judged@10: the share of a run's top 10 the pool judged
 

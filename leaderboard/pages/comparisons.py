@@ -20,9 +20,19 @@ from django.views.decorators.http import require_GET
 
 from evaluation.measures import UnknownMeasure
 from leaderboard.converters import IdConverter
-from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.models import Benchmark
 from leaderboard.pages import pair_plots, plots
-from leaderboard.pages.boards import (
+from leaderboard.pages.menus import measure_groups
+from leaderboard.pages.paging import PER_PAGE
+from leaderboard.pages.shortcuts import (
+    PLOT_FORMATS,
+    fmt,
+    fmt_p,
+    p_phrase,
+    plot_response,
+    problem_page,
+)
+from leaderboard.reading.boards import (
     ALPHA,
     CORRECTIONS,
     Board,
@@ -33,24 +43,12 @@ from leaderboard.pages.boards import (
     per_need_label,
     unknown_measure_message,
 )
-from leaderboard.pages.menus import measure_groups
-from leaderboard.pages.paging import PER_PAGE
-from leaderboard.pages.pairs import (
+from leaderboard.reading.comparisons import comparison
+from leaderboard.reading.pairs import (
     eleven_point,
-    paired_scores,
     significance_matrix,
-    stats_for_pair,
 )
-from leaderboard.pages.shortcuts import (
-    PLOT_FORMATS,
-    Problem,
-    fmt,
-    fmt_p,
-    p_phrase,
-    plot_response,
-    problem_page,
-    visible_benchmark,
-)
+from leaderboard.reading.visibility import Problem, visible_benchmark
 
 
 @require_GET
@@ -64,80 +62,19 @@ def compare_pick(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("compare", slug=benchmark.slug, a=a, b=b)
 
 
-def _pair(request: HttpRequest, benchmark: Benchmark, a: int, b: int):
-    """Both runs and their current results, or a Problem saying what is wrong."""
-    if a == b:
-        raise Problem("A run compared with itself has no differences; pick two runs.", 400)
-    runs = {
-        s.pk: s
-        for s in Submission.objects.select_related("benchmark", "participant").filter(
-            pk__in=[a, b], benchmark=benchmark
-        )
-    }
-    for pk in (a, b):
-        if pk not in runs or not runs[pk].is_visible_to(request.user):
-            raise Problem(f"There is no run {pk} on {benchmark.title}.")
-    results = {
-        r.submission_id: r
-        for r in Result.objects.filter(
-            submission_id__in=[a, b], judgments_id=benchmark.current_judgments_id
-        )
-    }
-    for pk in (a, b):
-        if pk not in results:
-            raise Problem(f"Run {runs[pk].run_name} has no scores on the current judgments yet.")
-    return runs[a], runs[b], results[a], results[b]
-
-
-def comparison_context(request: HttpRequest, slug: str, a: int, b: int) -> dict:
-    """Two runs compared on ``?measure=``, the one read of a comparison (the page, its
-    plots, its JSON download and the API). Without ``?measure=``: the benchmark's primary
-    measure, or AP where these runs were scored before the primary was chosen. A measure
-    the pair has no per-need values of falls back to that default with ``measure_note``
-    saying so; ``measures`` lists the measures the pair has, for callers that refuse
-    instead (the API). Raises ``Problem`` for a pair that cannot be compared."""
-    benchmark = visible_benchmark(request, slug)
-    run_a, run_b, result_a, result_b = _pair(request, benchmark, a, b)
-    frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
-    common = [m for m in frame_a.columns if m in frame_b.columns]
-    # The benchmark's primary measure unless the reader asks for another (AP when these
-    # runs have no per-need values of the primary, scored before it was chosen).
-    default = benchmark.primary_measure if benchmark.primary_measure in common else "map"
-    shown = per_need_label(default)
-    note = None
-    try:
-        measure = measure_column(request.GET.get("measure"), default)
-    except UnknownMeasure as error:  # said on the page, above the comparison on the default
-        note, measure = f"{unknown_measure_message(error)} (showing {shown})", default
-    if measure not in common:
-        note = f"No per-need values of “{measure}”; showing {shown}."
-        measure = default
-        if measure not in common:
-            raise Problem("These runs have no per-need AP values.")
-    scores = paired_scores(frame_a, frame_b, measure)
-    test, stored = stats_for_pair(benchmark.current_judgments_id, run_a, run_b, measure, scores)
-    return {
-        "benchmark": benchmark,
-        "a": run_a,
-        "b": run_b,
-        "result_a": result_a,
-        "result_b": result_b,
-        "measure": measure,
-        "measures": common,
-        "measure_groups": measure_groups(
-            common, benchmark.menu_measures(), rankable=False, label=per_need_label
-        ),
-        "measure_note": note,
-        "scores": scores,
-        "test": test,
-        "stored": stored,
-    }
+def comparison_page(request: HttpRequest, slug: str, a: int, b: int) -> dict:
+    """``reading.comparisons.comparison`` on ``?measure=``, with the page's measure menu."""
+    ctx = comparison(request, slug, a, b, request.GET.get("measure"))
+    ctx["measure_groups"] = measure_groups(
+        ctx["measures"], ctx["benchmark"].menu_measures(), rankable=False, label=per_need_label
+    )
+    return ctx
 
 
 @require_GET
 def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
     try:
-        ctx = comparison_context(request, slug, a, b)
+        ctx = comparison_page(request, slug, a, b)
     except Problem as problem:
         return problem_page(request, problem, Benchmark.objects.filter(slug=slug).first())
     scores, test, measure = ctx["scores"], ctx["test"], ctx["measure"]
@@ -256,7 +193,7 @@ def compare_plot(
     if name not in PLOTS or fmt not in PLOT_FORMATS:
         raise Http404(f"The comparison's plots are {', '.join(PLOTS)}, as .svg or .png.")
     try:
-        ctx = comparison_context(request, slug, a, b)
+        ctx = comparison_page(request, slug, a, b)
     except Problem as problem:
         return problem_page(request, problem, Benchmark.objects.filter(slug=slug).first())
     ctx["label"] = per_need_label(ctx["measure"])

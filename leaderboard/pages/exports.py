@@ -1,33 +1,22 @@
 """Downloads: the leaderboard as CSV/JSON, a run's per-need CSV, a comparison's JSON.
 
-JSON keeps every digit of the stored floats (``repr`` round-trips). CSV is for people and
-spreadsheets: a score is written with at most six decimals (``0.62``, not
-``0.6199999999999999``; trec_eval prints four), a non-zero value that would round to 0
-(a p-value of ``3e-09``) with six significant digits instead, and a count measure
-(``num_ret``, ``num_rel`` ...) as an integer. The per-need CSV names each need's title.
-
-CSV cells are escaped against formula injection (OWASP's rule): a text cell that starts
-with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``, so a
-spreadsheet shows it as text instead of running it (a need id ``=cmd|'/Ccalc'!A0``, a
-username ``+A1+B1``). Only text is escaped: the numbers the exporter writes itself (ints
-and floats: ranks, ids, scores, p-values) stay numbers, ``-0.5`` included. A need id or a
-name is text even when it looks like a number, so a need id ``-5`` is written ``'-5``.
+Thin views over ``reading.exports``, which the API's downloads call too.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from evaluation.measures import UnknownMeasure
-from leaderboard.pages.boards import build_leaderboard, is_count, unknown_measure_message
-from leaderboard.pages.comparisons import comparison_context
-from leaderboard.pages.shortcuts import (
+from leaderboard.pages.shortcuts import problem_page
+from leaderboard.reading.boards import build_leaderboard, unknown_measure_message
+from leaderboard.reading.comparisons import comparison
+from leaderboard.reading.exports import comparison_payload, leaderboard_file, per_need_file
+from leaderboard.reading.visibility import (
     Problem,
-    problem_page,
     shown_result,
     visible_benchmark,
     visible_submission,
@@ -45,76 +34,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         )
     except UnknownMeasure as error:
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
-    judgments = benchmark.current_judgments
-    version = judgments.version if judgments else None
-    base = {
-        "benchmark": benchmark.slug,
-        "title": benchmark.title,
-        "primary_measure": benchmark.primary_measure,
-        "ranked_by": board.measure,
-        "best_run_per_team": board.best_per_team,
-        "interpolation": benchmark.interpolation,
-        "judgments_version": version,
-        "num_needs": judgments.num_needs if judgments else 0,
-    }
-    runs = [
-        {
-            "rank": row.rank,
-            "run": row.run_name,
-            "submission_id": row.submission_id,
-            "participant": row.participant,
-            "team": row.team,
-            "submitted": row.created.isoformat(),
-            "baseline": row.is_baseline,
-            "num_needs": row.num_needs,
-            "judgments_version": version,
-            "p_vs_leader_holm": row.p_adjusted,
-            "summary": row.summary,
-        }
-        for row in board.rows
-    ]
-    if fmt == "json":
-        return JsonResponse({**base, "runs": runs}, json_dumps_params={"indent": 1})
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-leaderboard.csv"'
-    fixed = [k for k in runs[0] if k != "summary"] if runs else ["rank", "run"]
-    writer = csv.writer(response)
-    writer.writerow([_csv(k) for k in fixed + board.measures])
-    for run in runs:
-        writer.writerow(
-            [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m), m) for m in board.measures]
-        )
-    return response
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-CSV_PLACES = 6
-
-
-def _csv(value, measure: str = "") -> str:
-    """One CSV cell: numbers as numbers (at most six decimals; a count measure's as an
-    integer), text escaped (see above)."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return _number(value, measure)
-    if isinstance(value, int):  # bool too: True/False
-        return str(value)
-    text = str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
-
-
-def _number(value: float, measure: str = "") -> str:
-    if value != value:
-        return ""
-    if measure and is_count(measure):
-        return str(round(value))
-    text = f"{value:.{CSV_PLACES}f}".rstrip("0").rstrip(".")
-    if text in ("0", "-0"):
-        return "0" if value == 0 else f"{value:.{CSV_PLACES}g}"
-    return text
+    return leaderboard_file(board, fmt)
 
 
 @require_GET
@@ -125,57 +45,14 @@ def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
         return problem_page(
             request, Problem(f"Run {run.run_name} has no scores yet."), run.benchmark
         )
-    frame = result.per_need_frame()
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = (
-        f'attachment; filename="{run.benchmark.slug}-{run.run_name}-per-need.csv"'
-    )
-    titles = dict(run.benchmark.needs.values_list("need_id", "title"))
-    columns = frame.columns.tolist()
-    writer = csv.writer(response)
-    writer.writerow([_csv(c) for c in ["need_id", "title", *columns]])
-    for need, line in zip(frame.index.tolist(), frame.to_numpy().tolist(), strict=True):
-        cells = (_number(float(v), m) for v, m in zip(line, columns, strict=True))
-        writer.writerow([_csv(str(need)), _csv(titles.get(str(need), "")), *cells])
-    return response
+    return per_need_file(run, result)
 
 
 @require_GET
 def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
     try:
-        ctx = comparison_context(request, slug, a, b)
+        ctx = comparison(request, slug, a, b, request.GET.get("measure"))
     except Problem as problem:
         return JsonResponse({"error": problem.message}, status=problem.status)
     payload = comparison_payload(ctx)
     return HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
-
-
-def comparison_payload(ctx: dict) -> dict:
-    """Two runs compared (``comparison_context``) as JSON: the download's and the API's."""
-    scores = ctx["scores"]
-    test = {k: (None if isinstance(v, float) and v != v else v) for k, v in ctx["test"].items()}
-    return {
-        "benchmark": ctx["benchmark"].slug,
-        "judgments_version": ctx["benchmark"].current_judgments.version,
-        "measure": ctx["measure"],
-        "a": {
-            "submission_id": ctx["a"].pk,
-            "run": ctx["a"].run_name,
-            "mean": float(scores["a"].mean()) if len(scores) else None,
-        },
-        "b": {
-            "submission_id": ctx["b"].pk,
-            "run": ctx["b"].run_name,
-            "mean": float(scores["b"].mean()) if len(scores) else None,
-        },
-        "difference": "a - b",
-        "stored": ctx["stored"],
-        "correction": "none (a single comparison: raw p-values)",
-        "tests": test,
-        "per_need": [
-            {"need_id": need, "a": a_, "b": b_, "diff": d}
-            for need, (a_, b_, d) in zip(
-                scores.index.tolist(), scores.to_numpy().tolist(), strict=True
-            )
-        ],
-    }

@@ -17,9 +17,9 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET
 
 from leaderboard.models import BenchmarkHealth
-from leaderboard.pages.boards import measure_label
 from leaderboard.pages.plots import GRID, INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
-from leaderboard.pages.shortcuts import visible_benchmark
+from leaderboard.reading.boards import measure_label
+from leaderboard.reading.visibility import visible_benchmark
 
 CORRECTIONS = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no"}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from evaluation.measures.catalog import GROUPS
-from leaderboard.pages.boards import _entry, is_count, measure_label
+from leaderboard.reading.boards import _entry, is_count, measure_label
 
 
 def _natural_key(text: str) -> list:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
 
-from leaderboard.pages.boards import Board, Row
+from leaderboard.reading.boards import Board, Row
 
 PER_PAGE = 50
 MAX_QUERY = 200  # characters of ?q= looked at

@@ -19,16 +19,11 @@ from django.views.decorators.http import require_GET
 
 from leaderboard.models import Benchmark, Profile, Result, Submission
 from leaderboard.pages import plots
-from leaderboard.pages.boards import NEED_COLUMNS, build_leaderboard, measure_label
-from leaderboard.pages.pairs import eleven_point
 from leaderboard.pages.richtext import markdown_html
-from leaderboard.pages.shortcuts import (
-    PLOT_FORMATS,
-    fmt,
-    plot_response,
-    shown_result,
-    visible_submission,
-)
+from leaderboard.pages.shortcuts import PLOT_FORMATS, fmt, plot_response
+from leaderboard.reading.boards import NEED_COLUMNS, build_leaderboard, measure_label
+from leaderboard.reading.pairs import eleven_point
+from leaderboard.reading.visibility import shown_result, visible_submission
 
 
 @require_GET

@@ -1,40 +1,25 @@
-"""What every page shares: finding what the reader may see, problem pages, number formats.
+"""What every page shares: problem pages, number formats, plots as files.
 
-``visible_benchmark`` and ``visible_submission`` are the pages' ``get_object_or_404``:
-hidden, unpublished and withdrawn things are a 404 for whoever may not see them. A
-``Problem`` raised by a view becomes a readable 400/404 page (``problem_page``), never a
-server error.
+A ``Problem`` (``reading.visibility``) raised by a view becomes a readable 400/404 page
+(``problem_page``), never a server error.
 """
 
 from __future__ import annotations
 
 import resvg_py
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 
-from leaderboard.models import Benchmark, Result, Submission
-from leaderboard.pages.boards import is_count
-
-
-class Problem(Exception):
-    """A request the page cannot answer, with what to tell the reader."""
-
-    def __init__(self, message: str, status: int = 404) -> None:
-        super().__init__(message)
-        self.message, self.status = message, status
+from leaderboard.models import Benchmark
+from leaderboard.reading.boards import is_count
+from leaderboard.reading.visibility import Problem
 
 
 def problem_page(request: HttpRequest, problem: Problem, benchmark: Benchmark | None = None):
     context = {"message": problem.message, "benchmark": benchmark}
     return render(request, "leaderboard/problem.html", context, status=problem.status)
-
-
-def visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
-    return get_object_or_404(
-        Benchmark.objects.visible_to(request.user).select_related("current_judgments"), slug=slug
-    )
 
 
 def fmt(value: float | None, measure: str = "") -> str:
@@ -58,27 +43,6 @@ def p_phrase(p: float | None) -> str:
     if text == "—":
         return "p not computed"
     return f"p {text}" if text.startswith("<") else f"p = {text}"
-
-
-def visible_submission(request: HttpRequest, pk: int) -> Submission:
-    submission = get_object_or_404(
-        Submission.objects.select_related("benchmark", "participant", "judgments"), pk=pk
-    )
-    if not submission.is_visible_to(request.user) or not (
-        submission.benchmark.published or submission.benchmark.is_organised_by(request.user)
-    ):
-        raise Http404("No such run.")
-    return submission
-
-
-def shown_result(submission: Submission) -> Result | None:
-    """The result on the benchmark's current judgments, else the newest one (rescoring)."""
-    results = list(submission.results.select_related("judgments").order_by("-judgments__version"))
-    current = submission.benchmark.current_judgments_id
-    for result in results:
-        if result.judgments_id == current:
-            return result
-    return results[0] if results else None
 
 
 PLOT_FORMATS = ("svg", "png")

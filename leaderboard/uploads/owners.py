@@ -34,8 +34,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Submission
-from leaderboard.pages.shortcuts import Problem, problem_page, visible_submission
+from leaderboard.pages.shortcuts import problem_page
 from leaderboard.pipeline.tasks import queue_comparisons
+from leaderboard.reading.visibility import Problem, visible_submission
 from leaderboard.uploads.forms import ConfirmForm, RunDetailsForm
 
 

@@ -18,9 +18,9 @@ from django.views.decorators.http import require_GET
 
 from leaderboard.models import Benchmark, Profile, Result, Submission
 from leaderboard.models.submissions import keep_name
-from leaderboard.pages.shortcuts import visible_submission
 from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
+from leaderboard.reading.visibility import visible_submission
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, SubmissionForm, max_upload_bytes
 from leaderboard.uploads.middleware import content_length, request_started
 

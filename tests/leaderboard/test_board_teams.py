@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 
 from leaderboard.models import Profile
-from leaderboard.pages.boards import build_leaderboard
+from leaderboard.reading.boards import build_leaderboard
 from tests.leaderboard.test_pages_data import add_run, make_benchmark, store_comparisons
 
 NEEDS = {f"n{i}": f"need {i}" for i in range(8)}

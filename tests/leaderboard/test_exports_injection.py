@@ -13,8 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from leaderboard.models import Benchmark, Result, Submission
-from leaderboard.pages.exports import _csv
 from leaderboard.pipeline.loading import load_judgments
+from leaderboard.reading.exports import _csv
 
 NEEDS = ["=cmd|'/Ccalc'!A0", "@SUM(A1:A9)", "-5", "+1", "plain"]
 

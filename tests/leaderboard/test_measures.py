@@ -12,8 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from leaderboard.models import Benchmark, Comparison, MeasureVector, Submission
-from leaderboard.pages import boards
 from leaderboard.pipeline.loading import load_judgments, load_needs
+from leaderboard.reading import boards
 from tests.leaderboard.test_worker import queue, start_worker  # noqa: F401 (fixtures)
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"

@@ -18,9 +18,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from leaderboard.models import Comparison, Submission
-from leaderboard.pages.boards import build_leaderboard
 from leaderboard.pipeline.loading import load_judgments
 from leaderboard.pipeline.scoring import run_scoring, score
+from leaderboard.reading.boards import build_leaderboard
 
 DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_A = (DEMO / "run-A.txt").read_bytes()

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.models import Comparison, Submission
-from leaderboard.pages.boards import competition_ranks
+from leaderboard.reading.boards import competition_ranks
 from tests.leaderboard import test_pages_data as data
 from tests.leaderboard.test_pages_data import add_run, make_benchmark, store_comparisons
 

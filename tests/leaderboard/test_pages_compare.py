@@ -116,6 +116,10 @@ def test_bad_pairs_give_clear_404s_not_500s(client, library, demo_user):
         benchmark=library, participant=demo_user, run_name="waiting", file="runs/x.txt"
     )
     response = client.get(reverse("compare", args=["library", a.pk, queued.pk]))
+    assert response.status_code == 404  # a never-scored run is its owner's only
+    assert f"There is no run {queued.pk}" in response.content.decode()
+    client.force_login(demo_user)  # its owner learns why
+    response = client.get(reverse("compare", args=["library", a.pk, queued.pk]))
     assert response.status_code == 404
     assert "no scores" in response.content.decode()
 

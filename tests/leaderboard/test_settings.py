@@ -312,7 +312,7 @@ late = sorted(set(sys.modules) - loaded)
 print("LATE", late)
 print("CACHED", sorted(cached))
 print("CONNECTED", any(c.connection is not None for c in connections.all()))
-print("HAS", all(m in loaded for m in ("leaderboard.urls", "leaderboard.pages.boards",
+print("HAS", all(m in loaded for m in ("leaderboard.urls", "leaderboard.reading.boards",
       "leaderboard.api.views", "pandas", "scipy.stats", "rest_framework")))
 """
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from evaluation.significance import PAIR_KEYS, compare_pair, tukey_hsd_blocked
 from leaderboard.models import Comparison, Result, Submission
-from leaderboard.pages.boards import ALPHA, ELEVEN, Board, Row, adjusted, judged
+from leaderboard.reading.boards import ALPHA, ELEVEN, Board, Row, adjusted, judged
 
 # --- Pairwise comparison ------------------------------------------------------------
 

@@ -1,0 +1,11 @@
+"""The read layer: what the pages and the API both read, computed once.
+
+- ``boards``: ranked leaderboards (ranks with ties, tests against #1, measure names).
+- ``pairs``: one pair's paired scores and tests (stored or fresh), the all-pairs matrix.
+- ``comparisons``: two runs compared on a measure (``comparison``).
+- ``exports``: the CSV and JSON downloads (leaderboard, per-need, comparison).
+- ``visibility``: what a reader may see (404 otherwise), and ``Problem``.
+
+HTML views (``leaderboard.pages``) and DRF views (``leaderboard.api``) call these;
+neither imports the other, and nothing here renders a template.
+"""

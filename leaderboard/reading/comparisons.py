@@ -1,0 +1,79 @@
+"""Two runs compared need by need: the one read behind the comparison page, its plots,
+its JSON download and the API (``comparison``)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+
+from evaluation.measures import UnknownMeasure
+from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.reading.boards import measure_column, per_need_label, unknown_measure_message
+from leaderboard.reading.pairs import paired_scores, stats_for_pair
+from leaderboard.reading.visibility import Problem, visible_benchmark
+
+
+def _pair(request: HttpRequest, benchmark: Benchmark, a: int, b: int):
+    """Both runs and their current results, or a Problem saying what is wrong."""
+    if a == b:
+        raise Problem("A run compared with itself has no differences; pick two runs.", 400)
+    runs = {
+        s.pk: s
+        for s in Submission.objects.select_related("benchmark", "participant").filter(
+            pk__in=[a, b], benchmark=benchmark
+        )
+    }
+    for pk in (a, b):
+        if pk not in runs or not runs[pk].is_visible_to(request.user):
+            raise Problem(f"There is no run {pk} on {benchmark.title}.")
+    results = {
+        r.submission_id: r
+        for r in Result.objects.filter(
+            submission_id__in=[a, b], judgments_id=benchmark.current_judgments_id
+        )
+    }
+    for pk in (a, b):
+        if pk not in results:
+            raise Problem(f"Run {runs[pk].run_name} has no scores on the current judgments yet.")
+    return runs[a], runs[b], results[a], results[b]
+
+
+def comparison(request: HttpRequest, slug: str, a: int, b: int, asked: str | None = None) -> dict:
+    """Two runs compared on the measure ``asked``, the one read of a comparison (the page,
+    its plots, its JSON download and the API). Without a measure: the benchmark's primary
+    measure, or AP where these runs were scored before the primary was chosen. A measure
+    the pair has no per-need values of falls back to that default with ``measure_note``
+    saying so; ``measures`` lists the measures the pair has, for callers that refuse
+    instead (the API). Raises ``Problem`` for a pair that cannot be compared."""
+    benchmark = visible_benchmark(request, slug)
+    run_a, run_b, result_a, result_b = _pair(request, benchmark, a, b)
+    frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
+    common = [m for m in frame_a.columns if m in frame_b.columns]
+    # The benchmark's primary measure unless the reader asks for another (AP when these
+    # runs have no per-need values of the primary, scored before it was chosen).
+    default = benchmark.primary_measure if benchmark.primary_measure in common else "map"
+    shown = per_need_label(default)
+    note = None
+    try:
+        measure = measure_column(asked, default)
+    except UnknownMeasure as error:  # said on the page, above the comparison on the default
+        note, measure = f"{unknown_measure_message(error)} (showing {shown})", default
+    if measure not in common:
+        note = f"No per-need values of “{measure}”; showing {shown}."
+        measure = default
+        if measure not in common:
+            raise Problem("These runs have no per-need AP values.")
+    scores = paired_scores(frame_a, frame_b, measure)
+    test, stored = stats_for_pair(benchmark.current_judgments_id, run_a, run_b, measure, scores)
+    return {
+        "benchmark": benchmark,
+        "a": run_a,
+        "b": run_b,
+        "result_a": result_a,
+        "result_b": result_b,
+        "measure": measure,
+        "measures": common,
+        "measure_note": note,
+        "scores": scores,
+        "test": test,
+        "stored": stored,
+    }

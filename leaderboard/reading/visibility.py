@@ -1,0 +1,50 @@
+"""What a reader may see: the read layer's ``get_object_or_404``.
+
+``visible_benchmark`` and ``visible_submission`` give a 404 for whatever the reader
+(``request.user``: a page's or an API view's request alike) may not see: unpublished
+benchmarks, hidden, withdrawn, failed and never-scored runs but to their owners and the
+organizers. A ``Problem`` is what a read cannot answer, with the message to show: pages
+render it as a 400/404 page, the API as a JSON error.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+
+from leaderboard.models import Benchmark, Result, Submission
+
+
+class Problem(Exception):
+    """A request the page cannot answer, with what to tell the reader."""
+
+    def __init__(self, message: str, status: int = 404) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+def visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
+    return get_object_or_404(
+        Benchmark.objects.visible_to(request.user).select_related("current_judgments"), slug=slug
+    )
+
+
+def visible_submission(request: HttpRequest, pk: int) -> Submission:
+    submission = get_object_or_404(
+        Submission.objects.select_related("benchmark", "participant", "judgments"), pk=pk
+    )
+    if not submission.is_visible_to(request.user) or not (
+        submission.benchmark.published or submission.benchmark.is_organised_by(request.user)
+    ):
+        raise Http404("No such run.")
+    return submission
+
+
+def shown_result(submission: Submission) -> Result | None:
+    """The result on the benchmark's current judgments, else the newest one (rescoring)."""
+    results = list(submission.results.select_related("judgments").order_by("-judgments__version"))
+    current = submission.benchmark.current_judgments_id
+    for result in results:
+        if result.judgments_id == current:
+            return result
+    return results[0] if results else None
