@@ -40,9 +40,8 @@ import contextlib
 import os
 import sys
 
-from evaluation.cli.scorer import Scorer, small_plain
+from evaluation.cli.scorer import Scorer
 from evaluation.measures.levels import MODES
-from evaluation.memory import reusing_freed_memory, without_huge_pages
 from evaluation.trec.sources import TrecFormatError
 
 
@@ -116,8 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     if result is not None:  # read and scored without numpy
         _print_text(result.to_trec_eval(per_need=args.q), result.warnings, result.run_id, False)
         return 0
-    with reusing_freed_memory():
-        return _score(args, runs)
+    return _score_files(args, runs)
 
 
 def _plain_result(args: argparse.Namespace, runs: list[str]):
@@ -176,15 +174,6 @@ def expand_runs(paths: list[str]) -> list[str]:
 
 
 _RUNID_LINE = "\n" + f"{'runid':<22}\tall\t"
-
-
-def _score(args: argparse.Namespace, runs: list[str]) -> int:
-    # huge pages only cost where arrays are large: small inputs keep numpy's madvise
-    # (a 250 x 1,000 run: ~15% faster, half the page faults); large ones go without
-    if not all(small_plain(path) for path in (args.qrels, *runs)):
-        with without_huge_pages():
-            return _score_files(args, runs)
-    return _score_files(args, runs)
 
 
 def _score_files(args: argparse.Namespace, runs: list[str]) -> int:

@@ -16,7 +16,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.memory import give_back_freed
 from evaluation.trec.columns import (
     array_values,
     codes_present,
@@ -117,7 +116,6 @@ def read_run_columns(
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         rank = np.full(len(scores), np.nan)
     table = table.drop_columns(["c3"])
-    give_back_freed(len(scores))  # the parse's freed blocks: the next arrays fit no hole
     warnings = [] if header is None else [header_warning(name, header)]
     tags = table.column("c5")
     tag = str(tags[len(tags) - 1].as_py())
