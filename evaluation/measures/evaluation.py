@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from evaluation.measures.interpolation import STANDARD_LEVELS, check_mode
 from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, RunLines, rank_run
 from evaluation.measures.request import parse_requests
-from evaluation.measures.scoring import need_warnings, score_ranking, trec_eval_text
-from evaluation.trec.columnar import RunColumns, needs_present
+from evaluation.measures.scoring import Layout, need_warnings, score_ranking, trec_eval_text
+from evaluation.trec.columnar import QrelsColumns, RunColumns, needs_present
 from evaluation.trec.columns import codes_present
 from evaluation.trec.inputs import as_qrels, as_run
 from evaluation.trec.readers import Run
@@ -45,10 +47,11 @@ __all__ = [
 class Evaluation:
     """The scores of one run.
 
-    ``per_need``: index need_id (str, trec_eval's strcmp order), one float64
-    column per measure, named as trec_eval prints it (``map``, ``P_10``,
-    ``iprec_at_recall_0.00``, ``num_ret`` ...); summary-only measures
-    (``num_q``, ``gm_map``, ``gm_bpref``) are not columns.
+    ``need_ids``: the needs scored, in trec_eval's strcmp order; ``columns``: one float64
+    array per measure, a value per need in that order, named as trec_eval prints it
+    (``map``, ``P_10``, ``iprec_at_recall_0.00``, ``num_ret`` ...); summary-only measures
+    (``num_q``, ``gm_map``, ``gm_bpref``) have none. :attr:`per_need` is the same values
+    as a DataFrame (index need_id), built when first asked for.
     ``summary``: trec_eval's ``all`` values: means (geometric for gm_*),
     sums for ``num_*``, ``num_q`` the number of needs averaged over.
     ``strings``: per-need text measures (``relstring``), need_id -> text.
@@ -57,25 +60,40 @@ class Evaluation:
     leaves out (trec_eval 9.0.8 with ``-c`` prints none for needs without run lines).
     """
 
-    per_need: pd.DataFrame
+    need_ids: list[str]
+    columns: dict[str, np.ndarray]
     summary: dict[str, float]
     run_id: str
     warnings: list[str] = field(default_factory=list)
     strings: dict[str, dict[str, str]] = field(default_factory=dict)
-    _order: list[tuple[str, str, bool, bool]] = field(default_factory=list, repr=False)
+    layout: Layout = field(default_factory=list, repr=False)
     # the ordered and judged run the scores came from (reused by relevant_ranks)
     ranking: Ranking | None = field(default=None, repr=False, compare=False)
     interpolation: str = "exact"
     unprinted: frozenset[str] = frozenset()
 
+    @cached_property
+    def per_need(self) -> pd.DataFrame:
+        """One row per need (index ``need_id``, strcmp order), one column per measure."""
+        index = pd.Index(self.need_ids, name="need_id", dtype="str")
+        return pd.DataFrame(self.columns, index=index)
+
+    def only(self, needs: list[str]) -> Evaluation:
+        """The same evaluation restricted to ``needs`` (a subset, in order): their
+        per-need values; the summary is left as it is."""
+        keep = np.isin(np.array(self.need_ids, dtype=object), np.array(needs, dtype=object))
+        columns = {name: values[keep] for name, values in self.columns.items()}
+        return replace(self, need_ids=list(needs), columns=columns, unprinted=frozenset())
+
     def to_trec_eval(self, per_need: bool = False, summary: bool = True) -> str:
         """trec_eval's text output (``-q`` adds the per-need lines first; ``summary``
         False leaves out the ``all`` lines, as trec_eval's ``-n``)."""
-        printed = [need for need in self.per_need.index if need not in self.unprinted]
+        position = {need: i for i, need in enumerate(self.need_ids)}
+        columns = self.columns
         return trec_eval_text(
-            printed,
-            lambda need: self.per_need.loc[need].__getitem__,
-            self._order,
+            [need for need in self.need_ids if need not in self.unprinted],
+            lambda need: lambda column: columns[column][position[need]],
+            self.layout,
             self.summary,
             self.strings,
             self.run_id,
@@ -138,6 +156,13 @@ def _ranked(
         complete,
         interpolation=check_mode(interpolation),
     )
+
+
+def _judged_needs(qrels: pd.DataFrame | QrelsColumns) -> set[str]:
+    """The need ids with judgments."""
+    if isinstance(qrels, QrelsColumns):
+        return {str(need) for need in pc.unique(qrels.need).to_pylist()}
+    return set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
 
 
 def _run_needs(frame: pd.DataFrame) -> set[str]:
@@ -221,7 +246,7 @@ def evaluate(
         lines, run_id, warnings, run_needs = _lines_of(run)
     del run
     ranking = _ranked(qrels, lines, relevance_level, max_depth, complete, interpolation)
-    judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
+    judged = _judged_needs(qrels)
     warnings += need_warnings(run_needs, judged, ranking.rank_disagrees)
     missing = sorted(judged - run_needs, key=str.encode)
     abort_at = missing[0] if interpolation == "trec_eval-10" and not complete and missing else None
@@ -230,23 +255,14 @@ def evaluate(
             raise NeedWithoutRun(abort_at, None)
         raise ValueError("no need has both run lines and judgments")
     scores = score_ranking(ranking, requests, complete, v9)
-    columns, summary, strings, order = scores.columns, scores.summary, scores.strings, scores.order
-    counted = scores.counted
-    index = pd.Index(ranking.need_ids, name="need_id", dtype="str")
-    per_need = pd.DataFrame(columns, index=index)
-    unprinted = frozenset(ranking.need_ids[~counted])
+    need_ids = ranking.need_ids.tolist()
     result = Evaluation(
-        per_need, summary, run_id, warnings, strings, order, ranking, interpolation, unprinted
-    )
+        need_ids, scores.columns, scores.summary, run_id, warnings, scores.strings,
+        scores.order, ranking, interpolation, frozenset(ranking.need_ids[~scores.counted]),
+    )  # fmt: skip
     if abort_at is not None:
-        before = [need for need in ranking.need_ids if need.encode() < abort_at.encode()]
-        partial = result if before else None
-        if partial is not None:
-            partial = Evaluation(
-                per_need.loc[before], summary, run_id, warnings, strings, order, ranking,
-                interpolation,
-            )  # fmt: skip
-        raise NeedWithoutRun(abort_at, partial)
+        before = [need for need in need_ids if need.encode() < abort_at.encode()]
+        raise NeedWithoutRun(abort_at, result.only(before) if before else None)
     return result
 
 

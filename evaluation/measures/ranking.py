@@ -16,18 +16,20 @@
   ignored); needs are kept in ``strcmp`` order of their ids.
 
 Over 400 lines: the ordering, the qrels join and the :class:`Ranking` they build are
-one concern, and :func:`ordered_lines` and :func:`finish_ranking` are shared with the
-small-file path (:mod:`evaluation.measures.small`) so that both build the same ranking.
+one concern.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from evaluation.trec.columnar import QrelsColumns, RunColumns
 from evaluation.trec.columns import (
     all_distinct,
     array_values,
@@ -41,16 +43,6 @@ from evaluation.trec.columns import (
     to_numpy,
 )
 
-if TYPE_CHECKING:
-    import pandas as pd
-    import pyarrow as pa
-
-    from evaluation.trec.columnar import QrelsColumns, RunColumns
-
-# pandas and pyarrow are imported where a file's columns are joined (rank_run), not at
-# module level: the command line's small-file path (evaluation.measures.small) builds a
-# Ranking with numpy alone and never loads them (docs/engine.md, Speed).
-
 NONPOOL = -1
 UNJUDGED = -2
 RANK_CHECK_SLICE = 1 << 20  # ordered lines whose file ranks are checked at once
@@ -61,15 +53,11 @@ __all__ = ["NONPOOL", "UNJUDGED", "Ranking", "RunLines", "rank_run", "trec_order
 def _as_arrow_strings(
     values: pd.Series | np.ndarray | pa.Array | pa.ChunkedArray,
 ) -> pa.ChunkedArray:
-    import pyarrow as pa
-
     if isinstance(values, pa.ChunkedArray):
         array = values
     elif isinstance(values, pa.Array):
         array = pa.chunked_array([values])
     else:
-        import pandas as pd
-
         series = pd.Series(values)
         if isinstance(series.dtype, pd.CategoricalDtype):
             series = series.astype(str)
@@ -208,16 +196,6 @@ def _order(
     group = np.cumsum(group_start)
     rows = positions if base is None else base[positions]
     at = rows if doc_rows is None else doc_rows[rows]  # the tied lines' rows of doc
-    if not hasattr(doc, "num_chunks"):  # doc ids by row as str or bytes (small files)
-        # bytes compare as strcmp, str by code point, which is UTF-8's byte order; Python's
-        # sort is stable with reverse=True, and a stable sort on the group keeps it so
-        picked = [doc[i] for i in at.tolist()]
-        by_doc = np.array(sorted(range(len(rows)), key=picked.__getitem__, reverse=True))
-        within = by_doc[np.argsort(group[by_doc], kind="stable")]
-        return _Order(n, base, positions, rows[within])
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     table = pa.table({"g": arrow_array(group), "d": take(doc, at)})
     within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
     return _Order(n, base, positions, rows[array_values(within)])
@@ -435,8 +413,6 @@ def rank_run(
     ``interpolation``: kept on the ranking for the interpolated measures; with
     ``"trec_eval-9"`` the scores are ordered as 32-bit floats (9.0.8's reading).
     """
-    import pyarrow.compute as pc
-
     lines = run if isinstance(run, RunLines) else RunLines.of(run, doc_hash)
     del run, doc_hash
     q_need_ids, q_doc, q_rel = _qrels_columns(qrels)
@@ -512,8 +488,6 @@ def _qrels_columns(
 ) -> tuple[pa.ChunkedArray | pd.Series, pa.ChunkedArray, np.ndarray]:
     """The qrels' need ids, doc ids (Arrow) and relevances (int64), from a frame or as
     a reader gave them (:class:`~evaluation.trec.columnar.QrelsColumns`)."""
-    from evaluation.trec.columnar import QrelsColumns
-
     if isinstance(qrels, QrelsColumns):
         need, doc, relevance = qrels.need, qrels.doc, qrels.relevance
     else:
@@ -533,8 +507,6 @@ def _need_codes(
         if np.array_equal(by_name, np.arange(len(by_name))):
             return run_need  # the run's needs are the judged ones in order: codes as read
         return by_name[run_need] if len(by_name) else np.zeros(len(run_need), np.int32)
-    import pandas as pd
-
     need_index = pd.Index(judged_needs, dtype=object)
     if isinstance(run_need.dtype, pd.CategoricalDtype):
         categories = [str(c) for c in run_need.cat.categories]
@@ -577,8 +549,6 @@ def _judged_needs(need_ids: pd.Series | np.ndarray) -> tuple[list[str], np.ndarr
     them (int64). Arrow encodes the column (no Python string per line: 0.3-0.5 s less per
     run for 700,000 judgments); only the distinct ids are sorted in Python, by their
     UTF-8 bytes."""
-    import pyarrow.compute as pc
-
     column = _as_arrow_strings(need_ids)
     encoded = pc.dictionary_encode(column.combine_chunks())
     names = encoded.dictionary.to_pylist()
@@ -589,22 +559,6 @@ def _judged_needs(need_ids: pd.Series | np.ndarray) -> tuple[list[str], np.ndarr
     return [names[i] for i in by_bytes], position[codes]
 
 
-def ordered_lines(
-    r_need: np.ndarray,
-    score: np.ndarray,
-    r_doc: pa.ChunkedArray | list[str],
-    file_rank: np.ndarray | None,
-    max_depth: int | None,
-) -> tuple[_Order, np.ndarray, np.ndarray, bool, np.ndarray | None]:
-    """The run's lines of judged needs in trec_eval order (:func:`_order`): the order,
-    each ordered line's need and rank, whether the file's rank column disagrees with
-    the scores, and the positions kept by ``-M`` (None: all). ``need`` and ``rank``
-    are already cut to ``max_depth``; the order is not. Shared by the small-file path
-    (:mod:`evaluation.measures.small`); :func:`rank_run` calls its two steps itself."""
-    order = _order(r_need, score, r_doc)
-    return (order, *ordered_ranks(order, r_need, score, file_rank, max_depth))
-
-
 def ordered_ranks(
     order: _Order,
     r_need: np.ndarray,
@@ -612,8 +566,8 @@ def ordered_ranks(
     file_rank: np.ndarray | None,
     max_depth: int | None,
 ) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray | None]:
-    """:func:`ordered_lines` once the lines are ordered: need, rank, whether the rank
-    column disagrees, the positions ``-M`` keeps."""
+    """The ordered lines' need and rank (cut to ``max_depth``), whether the file's rank
+    column disagrees with the scores, and the positions ``-M`` keeps (None: all)."""
     need = order.by_base(r_need)  # ties share their need: no fix-up
     rank = within_group_position(need)
     rank += 1
@@ -661,8 +615,7 @@ def finish_ranking(
     """The :class:`Ranking` of ordered, judged lines (``need``, ``rank``, ``rel``; needs
     as indexes into ``judged_needs``) given the qrels' need indexes and relevances and
     the run lines' needs (``r_need``): per-need counts, ``-c``'s bogus rankings, and
-    needs without run lines dropped without ``complete``. Shared by :func:`rank_run`
-    and the small-file path."""
+    needs without run lines dropped without ``complete``."""
     n = len(judged_needs)
     num_ret = _counts(need, n)
     has_run = num_ret > 0 if max_depth is None or max_depth > 0 else np.isin(np.arange(n), r_need)

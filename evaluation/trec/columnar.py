@@ -1,11 +1,8 @@
-"""A run and qrels read into Arrow and numpy columns, no pandas: what
-:func:`~evaluation.trec.readers.read_run` and :func:`~evaluation.trec.readers.read_qrels`
-put in frames, and what the command line's large-file path scores as it is
-(:func:`evaluation.measures.small.score_columns`), so that a run of millions of lines is
-scored without importing pandas (0.12-0.19 s of a 2 s command on the benchmark machine).
+"""A run and qrels read into Arrow and numpy columns: the reader every scoring goes
+through (:func:`evaluation.measures.evaluate` scores these columns as they are; the
+frames of :mod:`evaluation.trec.readers` are built from them).
 
-The checks, errors and values are the readers' own (they are these functions); the
-formats are in :mod:`evaluation.trec.readers`.
+The formats, checks and errors are described in :mod:`evaluation.trec.readers`.
 """
 
 from __future__ import annotations
@@ -106,7 +103,7 @@ def read_run_columns(
     del data
     # Each parsed column is let go as soon as it is converted (the table is rebuilt
     # without it): the table (~390 MB for 7M lines of 28-byte ids) and all the numpy
-    # columns are never alive at once (docs/engine.md, "Sixth round").
+    # columns are never alive at once.
     scores = to_numpy(table.column("c4"), np.float64)
     if not np.isfinite(scores).all():  # names the first nan or inf
         _explain(text.data, name, _RUN, must_fail=True, skip=skip)

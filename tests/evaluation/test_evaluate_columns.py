@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from evaluation.measures.evaluation import NeedWithoutRun, evaluate, relevant_ranks
 from evaluation.trec.columnar import needs_present, read_run_columns
 from evaluation.trec.readers import read_qrels, read_run
-from tests.evaluation.test_small import collections
+from tests.evaluation.texts import collections
 
 # evaluate's keyword arguments, as the command line's flags set them
 OPTIONS = [

@@ -408,7 +408,7 @@ def _disagrees_whole(need, score, file_rank, order):
 
 @pytest.mark.parametrize("slice_lines", [1, 2, 3, 7, 1 << 20])
 def test_rank_column_check_in_slices_agrees_with_the_whole_check(monkeypatch, slice_lines):
-    """ordered_lines checks the file's rank column against the scores a slice of the
+    """ordered_ranks checks the file's rank column against the scores a slice of the
     order at a time; a disagreement anywhere (at a slice's edge too) is found, ties may
     carry their ranks in any order, and a lower score at a new need is no disagreement."""
     from evaluation.measures import ranking
@@ -427,7 +427,7 @@ def test_rank_column_check_in_slices_agrees_with_the_whole_check(monkeypatch, sl
             i, j = rng.integers(0, size, 2)
             ranks[[i, j]] = ranks[[j, i]]
         expected = _disagrees_whole(need, score, ranks, order)
-        _, _, _, disagrees, _ = ranking.ordered_lines(need, score, docs, ranks, None)
+        _, _, disagrees, _ = ranking.ordered_ranks(order, need, score, ranks, None)
         assert disagrees == expected
         if trial % 2 == 0:
             assert not disagrees
