@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from evaluation.measures.evaluation import Evaluation, evaluate
-from evaluation.trec.columnar import read_qrels_columns, read_run_columns
+from evaluation.trec.columnar import read_qrels_columns, read_run
 
 __all__ = ["Scorer"]
 
@@ -26,7 +26,7 @@ class Scorer:
         # columns go once it has ordered them, before the measures
         return evaluate(
             self.qrels,
-            read_run_columns(path),
+            read_run(path),
             args.m,
             relevance_level=args.l,
             max_depth=args.M,

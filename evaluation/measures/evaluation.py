@@ -28,10 +28,9 @@ from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, RunLines, rank_run
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import Layout, need_warnings, score_ranking, trec_eval_text
-from evaluation.trec.columnar import QrelsColumns, RunColumns, needs_present
+from evaluation.trec.columnar import QrelsColumns, Run, needs_present
 from evaluation.trec.columns import codes_present
 from evaluation.trec.inputs import as_qrels, as_run
-from evaluation.trec.readers import Run
 
 __all__ = [
     "Evaluation",
@@ -144,10 +143,9 @@ def _ranked(
     complete: bool,
     interpolation: str = "exact",
 ) -> Ranking:
-    """:func:`rank_run` on a run, its frame or its lines (a :class:`Run` lends its
-    doc-id hashes)."""
+    """:func:`rank_run` on a run, its frame or its lines."""
     if isinstance(run, Run):
-        run = RunLines.of(run.frame, run.doc_hashes())
+        run = RunLines.of_columns(run)
     return rank_run(
         qrels,
         run,
@@ -177,23 +175,16 @@ def _run_needs(frame: pd.DataFrame) -> set[str]:
 def _lines_of(run) -> tuple[RunLines, str, list[str], set[str]]:
     """A run, a frame or anything :func:`~evaluation.trec.inputs.as_run` takes: its lines,
     tag, warnings and needs."""
-    if not (isinstance(run, pd.DataFrame) and {"need_id", "doc_id", "score"} <= set(run.columns)):
-        run = as_run(run)
-    if isinstance(run, Run):
-        frame, run_id, warnings = run.frame, run.tag, list(run.warnings)
-    else:
-        frame, warnings = run, []
-        run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
-    # The ranking holds all the measures need: rank_run lets each of the run's columns
-    # (~500 MB for 7M lines of 28-byte doc ids) go once it has used it, unless the caller
-    # still holds the run, so this frame lets go of them first.
-    lines = RunLines.of(frame, run.doc_hashes() if isinstance(run, Run) else None)
-    return lines, run_id, warnings, _run_needs(frame)
+    if isinstance(run, pd.DataFrame) and {"need_id", "doc_id", "score"} <= set(run.columns):
+        run_id = str(run["tag"].iloc[-1]) if "tag" in run.columns and len(run) else ""
+        return RunLines.of(run), run_id, [], _run_needs(run)
+    run = as_run(run)
+    return RunLines.of_columns(run), run.tag, list(run.warnings), set(needs_present(run))
 
 
 def evaluate(
     qrels: pd.DataFrame | object,
-    run: Run | RunColumns | pd.DataFrame | object,
+    run: Run | pd.DataFrame | object,
     measures: Sequence[str] | None = None,
     relevance_level: int = 1,
     max_depth: int | None = None,
@@ -224,9 +215,9 @@ def evaluate(
     column names), a ``{need: {doc: value}}`` dict, a ranx ``Run``/``Qrels``, ir_measures
     ``ScoredDoc``/``Qrel`` tuples (:mod:`evaluation.trec.inputs`). A run frame with the
     engine's columns (``need_id``, ``doc_id``, ``score``, optional ``tag``) is used as
-    it is; other frames go through :func:`~evaluation.trec.inputs.as_run`. A reader's
-    columns (:func:`~evaluation.trec.columnar.read_run_columns`) are scored without a
-    frame and handed over: their arrays are emptied as the lines are ranked.
+    it is; other frames go through :func:`~evaluation.trec.inputs.as_run`. A
+    :class:`~evaluation.trec.Run` is scored from its columns (no frame built); when the
+    caller holds it no more, its arrays are freed as the lines are ranked.
 
     Raises ValueError for an unknown measure
     (:class:`~evaluation.measures.catalog.UnknownMeasure`), bad parameters, or
@@ -239,11 +230,9 @@ def evaluate(
     v9 = interpolation == "trec_eval-9"
     qrels = as_qrels(qrels)
     requests = parse_requests(measures, trec_eval_9=v9)
-    if isinstance(run, RunColumns):  # a reader's columns, handed over: no frame built
-        run_id, warnings, run_needs = run.tag, list(run.warnings), set(needs_present(run))
-        lines = RunLines.of_columns(run)  # the columns taken: the run keeps its tag
-    else:
-        lines, run_id, warnings, run_needs = _lines_of(run)
+    lines, run_id, warnings, run_needs = _lines_of(run)
+    # the ranking lets each of the run's columns (~500 MB for 7M lines of 28-byte doc
+    # ids) go once it has used it, when the caller does not hold the run
     del run
     ranking = _ranked(qrels, lines, relevance_level, max_depth, complete, interpolation)
     judged = _judged_needs(qrels)

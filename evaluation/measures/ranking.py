@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.trec.columnar import QrelsColumns, RunColumns
+from evaluation.trec.columnar import QrelsColumns, Run
 from evaluation.trec.columns import (
     all_distinct,
     array_values,
@@ -369,7 +369,7 @@ class RunLines:
     rank: np.ndarray | None
     doc_hash: np.ndarray | None = None
     #: when given, ``need`` holds each line's index into these need ids (int32), as
-    #: :class:`~evaluation.trec.columnar.RunColumns` has them: no pandas on the way
+    #: :class:`~evaluation.trec.columnar.Run` has them: no pandas on the way
     need_names: list[str] | None = None
 
     @classmethod
@@ -382,13 +382,9 @@ class RunLines:
         return cls(run["need_id"], _as_arrow_strings(run["doc_id"]), score, rank, doc_hash)
 
     @classmethod
-    def of_columns(cls, run: RunColumns) -> RunLines:
-        """The columns a reader gave (:func:`~evaluation.trec.columnar.read_run_columns`),
-        taken: ``run`` holds its tag, warnings and need ids after, not its arrays, so the
-        ranking can let each go once it has used it."""
-        lines = cls(run.need, run.doc, run.score, run.rank, run.doc_hash, run.needs)
-        run.need = run.doc = run.doc_hash = run.score = run.rank = None
-        return lines
+    def of_columns(cls, run: Run) -> RunLines:
+        """The columns of a :class:`~evaluation.trec.columnar.Run` (not copied)."""
+        return cls(run.need, run.doc, run.score, run.rank, run.doc_hash, run.needs)
 
 
 def rank_run(
@@ -405,11 +401,12 @@ def rank_run(
     ``qrels``: columns need_id, doc_id, relevance (a frame, or a reader's
     :class:`~evaluation.trec.columnar.QrelsColumns`). ``run``: need_id, doc_id,
     score (any extra column is ignored), or its :class:`RunLines`, which are emptied
-    as they are used. With ``complete`` every qrels
+    as they are used (a column nothing else holds is freed once used). With ``complete``
+    every qrels
     need is kept (those without run lines get no rows and ``has_run`` False), else
     only qrels needs with at least one run line. ``doc_hash``: the run doc
     ids' :func:`~evaluation.trec.columns.string_hash`, row for row, when the
-    caller kept it from reading (:meth:`Run.doc_hashes`); else computed here.
+    caller has it; else computed here.
     ``interpolation``: kept on the ranking for the interpolated measures; with
     ``"trec_eval-9"`` the scores are ordered as 32-bit floats (9.0.8's reading).
     """

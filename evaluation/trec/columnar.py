@@ -8,8 +8,10 @@ The formats, checks and errors are described in :mod:`evaluation.trec.readers`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -23,16 +25,20 @@ from evaluation.trec.columns import (
 from evaluation.trec.parsing import _QRELS, _RUN, _explain, _parse, _Text, run_header
 from evaluation.trec.sources import Source, TrecFormatError, load
 
-__all__ = ["QrelsColumns", "RunColumns", "header_warning", "read_qrels_columns", "read_run_columns"]
+__all__ = ["QrelsColumns", "Run", "header_warning", "read_qrels_columns", "read_run"]
 
 
 @dataclass
-class RunColumns:
-    """A run's lines in file order: the distinct need ids (``needs``, Arrow's dictionary
-    order) and each line's index into them (``need``, int32), the doc ids (``doc``,
-    Arrow) and their :func:`~evaluation.trec.columns.string_hash` (``doc_hash``),
-    ``score`` and ``rank`` (float64; rank NaN where the column is no number), the last
-    line's ``tag`` and the ``warnings`` (a header line, several tags)."""
+class Run:
+    """A parsed run: its lines in file order as columns. The distinct need ids
+    (``needs``, Arrow's dictionary order) and each line's index into them (``need``,
+    int32), the doc ids (``doc``, Arrow) and their
+    :func:`~evaluation.trec.columns.string_hash` (``doc_hash``), ``score`` and ``rank``
+    (float64, the file's rank column, NaN where it is no number; only used to warn),
+    the last line's ``tag`` (trec_eval's ``runid``) and the ``warnings`` (a header
+    line, several tags). :attr:`frame` is the same lines as a DataFrame, built when
+    first asked for.
+    """
 
     needs: list[str]
     need: np.ndarray
@@ -43,8 +49,26 @@ class RunColumns:
     tag: str
     warnings: list[str] = field(default_factory=list)
 
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """One row per line, in file order: ``need_id`` (categorical), ``doc_id`` (str),
+        ``score`` and ``rank`` (float64)."""
+        return pd.DataFrame(
+            {
+                "need_id": pd.Categorical.from_codes(
+                    self.need,
+                    categories=pd.Index(self.needs, dtype="str"),
+                    validate=False,  # codes of the column's own dictionary
+                ),
+                "doc_id": pd.Series(self.doc, dtype="str").array,
+                "score": self.score,
+                "rank": self.rank,
+            },
+            copy=False,
+        )
 
-def needs_present(run: RunColumns) -> list[str]:
+
+def needs_present(run: Run) -> list[str]:
     """The need ids with at least one line in ``run`` (in its dictionary's order)."""
     present = codes_present(run.need, len(run.needs)).tolist()
     return [need for need, there in zip(run.needs, present, strict=True) if there]
@@ -90,11 +114,21 @@ def read_qrels_columns(
     return QrelsColumns(table.column(0), table.column(2), to_numpy(relevance, np.int64))
 
 
-def read_run_columns(
-    source: Source, name: str | None = None, max_bytes: int | None = None
-) -> RunColumns:
-    """:func:`~evaluation.trec.readers.read_run`'s columns (its checks, errors and
-    warnings)."""
+def read_run(source: Source, name: str | None = None, max_bytes: int | None = None) -> Run:
+    """Read a run ``need_id Q0 doc_id rank score tag`` (plain or gzipped).
+
+    Fields after the sixth are ignored (as trec_eval does). Raises
+    :class:`TrecFormatError` for an empty or binary file, a line longer than
+    10,000 characters, fewer than six fields, a score that is not a number or
+    not finite, a doc_id twice for one need, or content (decompressed) over
+    ``max_bytes`` (None: no limit), refused while decompressing. Warns (``Run.warnings``) when
+    the lines carry more than one tag; the run's ``tag`` is the last line's. Line 1 may
+    be a header (``qid Q0 docno rank score tag``: a score that is no number, on line 1
+    only, see :func:`~evaluation.trec.parsing.run_header`): it is skipped with a warning.
+
+    >>> read_run(b"q1 Q0 d1 1 2.5 bm25\\n").score.tolist()
+    [2.5]
+    """
     data, name = load(source, name, max_bytes)
     header = run_header(data)
     skip = int(header is not None)
@@ -144,7 +178,7 @@ def read_run_columns(
             f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
         )
     names = [str(need) for need in dictionary.to_pylist()]
-    return RunColumns(names, need_codes, docs, doc_hash, scores, rank, tag, warnings)
+    return Run(names, need_codes, docs, doc_hash, scores, rank, tag, warnings)
 
 
 def header_warning(name: str, header: str) -> str:

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.trec import TrecFormatError, read_qrels
-from evaluation.trec.columnar import needs_present, read_run_columns
+from evaluation.trec.columnar import needs_present, read_run
 from leaderboard.models import Judgments, MeasureVector, Result, Submission
 from leaderboard.pipeline.coverage import coverage_warnings
 from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
@@ -65,9 +65,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     qrels = load_qrels(judgments)
     with local_copy(submission.file) as path:  # from the bucket: a temporary copy
         # the reader's columns, not a frame: evaluate scores them as they are
-        run = read_run_columns(
-            path, name=display_name(submission), max_bytes=max_uncompressed_bytes()
-        )
+        run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
     read = time.perf_counter()
     run_needs, run_warnings = needs_present(run), run.warnings
     # Handed over, not kept: evaluate lets the run's columns go once it has ordered

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaluation.__main__ import main
-from evaluation.trec.columnar import read_run_columns
+from evaluation.trec.columnar import read_run
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "tests" / "fixtures" / "trec_eval-suite"
@@ -201,7 +201,7 @@ def test_a_bad_line_in_a_later_piece_is_named(monkeypatch, tmp_path):
 )
 def test_decimals_are_the_nearest_doubles(tokens):
     text = "".join(f"q1 Q0 d{i} {i + 1} {token} t\n" for i, token in enumerate(tokens))
-    run = read_run_columns(text.encode(), "run.txt")
+    run = read_run(text.encode(), "run.txt")
     expected = [float(token) for token in tokens]  # Python's float: the nearest double
     assert [(v, str(v)) for v in run.score.tolist()] == [(v, str(v)) for v in expected]
 
@@ -247,7 +247,7 @@ def test_the_command_sets_one_blas_thread_and_arrows_system_allocator():
 )
 def test_tags_counted(tags, distinct):
     text = "".join(f"q1 Q0 d{i} {i + 1} {9 - i} {tag}\n" for i, tag in enumerate(tags))
-    run = read_run_columns(text.encode(), "r.txt")
+    run = read_run(text.encode(), "r.txt")
     assert run.tag == tags[-1] and len(run.warnings) == (distinct > 1)
     if distinct > 1:
         assert run.warnings[0].startswith(f"r.txt: {distinct} different tags")

@@ -323,27 +323,6 @@ def test_judged_lookup_exact_whatever_the_candidate_table_says(monkeypatch):
     assert crowded.summary == normal.summary and normal.summary["num_rel_ret"] > 0
 
 
-def test_run_hashes_reused_only_while_the_doc_column_is_the_one_read(tmp_path):
-    """A Run lends the doc-id hashes of its reading to the qrels join; after the
-    frame's doc ids change, they are not used (and the scores follow the edit)."""
-    from evaluation.trec.columns import string_hash
-
-    qrels = qrels_of([("q", "a", 1), ("q", "z", 1)])
-    path = tmp_path / "run.txt"
-    path.write_bytes(b"q Q0 a 1 3.0 t\nq Q0 b 2 2.0 t\nq Q0 c 3 1.0 t\n")
-    run = read_run(path)
-    kept = run.doc_hashes()
-    np.testing.assert_array_equal(kept, string_hash(pa_strings(["a", "b", "c"])))
-    assert evaluate(qrels, run, ["num_rel_ret"]).summary["num_rel_ret"] == 1
-    run.frame.loc[1, "doc_id"] = "z"
-    assert run.doc_hashes() is None
-    assert evaluate(qrels, run, ["num_rel_ret"]).summary["num_rel_ret"] == 2
-    run = read_run(path)
-    run.frame = run.frame.iloc[::-1].reset_index(drop=True)
-    assert run.doc_hashes() is None
-    assert evaluate(qrels, run, ["P.1"]).summary["P_1"] == 1.0
-
-
 def _whole_run_order(need, score, docs):
     """The ordering as it was before need blocks were sorted one by one: one argsort of
     all lines by score, one stable sort by need, then the tie groups by doc id."""

@@ -50,12 +50,12 @@ def test_scoring_lets_the_run_go_before_the_measures(library, participant, monke
     import weakref
 
     from evaluation.measures import evaluation as engine
-    from evaluation.trec.columnar import read_run_columns
+    from evaluation.trec.columnar import read_run
 
     held, freed, events = [], [], []
 
     def reading(*args, **kwargs):
-        run = read_run_columns(*args, **kwargs)
+        run = read_run(*args, **kwargs)
         held.extend([weakref.ref(run), weakref.ref(run.score), weakref.ref(run.doc_hash)])
         events.append("read")
         return run
@@ -66,7 +66,7 @@ def test_scoring_lets_the_run_go_before_the_measures(library, participant, monke
         return real(*args, **kwargs)
 
     real = engine.score_ranking
-    monkeypatch.setattr(scoring, "read_run_columns", reading)
+    monkeypatch.setattr(scoring, "read_run", reading)
     monkeypatch.setattr(engine, "score_ranking", measuring)
     run = make_run(library, participant, "B", (DEMO / "run-B.txt").read_bytes())
     assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
