@@ -1,12 +1,12 @@
-"""The command line's scorer: the qrels read once, as the reader's columns, and each run
-read and scored through :func:`evaluation.measures.evaluate`."""
+"""The command line's scorer: the qrels read once and each run read and scored through
+:func:`evaluation.measures.evaluate`."""
 
 from __future__ import annotations
 
 import argparse
 
 from evaluation.measures.evaluation import Evaluation, evaluate
-from evaluation.trec.columnar import read_qrels_columns, read_run
+from evaluation.trec.columnar import read_qrels, read_run
 
 __all__ = ["Scorer"]
 
@@ -17,7 +17,7 @@ class Scorer:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
-        self.qrels = read_qrels_columns(args.qrels)
+        self.qrels = read_qrels(args.qrels)
 
     def evaluate(self, path: str) -> Evaluation:
         """One run scored; raises as :func:`~evaluation.measures.evaluate` and the reader do."""

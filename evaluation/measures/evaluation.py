@@ -21,14 +21,13 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-import pyarrow.compute as pc
 
 from evaluation.measures.interpolation import STANDARD_LEVELS, check_mode
 from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, RunLines, rank_run
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import Layout, need_warnings, score_ranking, trec_eval_text
-from evaluation.trec.columnar import QrelsColumns, Run, needs_present
+from evaluation.trec.columnar import Run, needs_present
 from evaluation.trec.columns import codes_present
 from evaluation.trec.inputs import as_qrels, as_run
 
@@ -156,10 +155,8 @@ def _ranked(
     )
 
 
-def _judged_needs(qrels: pd.DataFrame | QrelsColumns) -> set[str]:
+def _judged_needs(qrels: pd.DataFrame) -> set[str]:
     """The need ids with judgments."""
-    if isinstance(qrels, QrelsColumns):
-        return {str(need) for need in pc.unique(qrels.need).to_pylist()}
     return set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
 
 

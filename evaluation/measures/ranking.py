@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.trec.columnar import QrelsColumns, Run
+from evaluation.trec.columnar import Run
 from evaluation.trec.columns import (
     all_distinct,
     array_values,
@@ -388,7 +388,7 @@ class RunLines:
 
 
 def rank_run(
-    qrels: pd.DataFrame | QrelsColumns,
+    qrels: pd.DataFrame,
     run: pd.DataFrame | RunLines,
     relevance_level: int = 1,
     max_depth: int | None = None,
@@ -398,8 +398,7 @@ def rank_run(
 ) -> Ranking:
     """Order ``run`` as trec_eval does and look every retrieved document up in ``qrels``.
 
-    ``qrels``: columns need_id, doc_id, relevance (a frame, or a reader's
-    :class:`~evaluation.trec.columnar.QrelsColumns`). ``run``: need_id, doc_id,
+    ``qrels``: a frame with columns need_id, doc_id, relevance. ``run``: need_id, doc_id,
     score (any extra column is ignored), or its :class:`RunLines`, which are emptied
     as they are used (a column nothing else holds is freed once used). With ``complete``
     every qrels
@@ -480,15 +479,9 @@ def rank_run(
     )  # fmt: skip
 
 
-def _qrels_columns(
-    qrels: pd.DataFrame | QrelsColumns,
-) -> tuple[pa.ChunkedArray | pd.Series, pa.ChunkedArray, np.ndarray]:
-    """The qrels' need ids, doc ids (Arrow) and relevances (int64), from a frame or as
-    a reader gave them (:class:`~evaluation.trec.columnar.QrelsColumns`)."""
-    if isinstance(qrels, QrelsColumns):
-        need, doc, relevance = qrels.need, qrels.doc, qrels.relevance
-    else:
-        need, doc, relevance = qrels["need_id"], qrels["doc_id"], qrels["relevance"]
+def _qrels_columns(qrels: pd.DataFrame) -> tuple[pd.Series, pa.ChunkedArray, np.ndarray]:
+    """The qrels' need ids, doc ids (Arrow) and relevances (int64)."""
+    need, doc, relevance = qrels["need_id"], qrels["doc_id"], qrels["relevance"]
     return need, _as_arrow_strings(doc), np.asarray(relevance, dtype=np.int64)
 
 

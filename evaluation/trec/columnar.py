@@ -1,8 +1,7 @@
-"""A run and qrels read into Arrow and numpy columns: the reader every scoring goes
-through (:func:`evaluation.measures.evaluate` scores these columns as they are; the
-frames of :mod:`evaluation.trec.readers` are built from them).
-
-The formats, checks and errors are described in :mod:`evaluation.trec.readers`.
+"""Reading runs and qrels: the file's bytes parsed by Arrow (:mod:`evaluation.trec.parsing`)
+into a :class:`Run` (columns, the frame built when asked for) or a qrels DataFrame,
+every bad line named as ``file:line: reason``. Every scoring reads through these two
+functions; :mod:`evaluation.trec.readers` re-exports them beside the upload check.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from evaluation.trec.columns import (
 from evaluation.trec.parsing import _QRELS, _RUN, _explain, _parse, _Text, run_header
 from evaluation.trec.sources import Source, TrecFormatError, load
 
-__all__ = ["QrelsColumns", "Run", "header_warning", "read_qrels_columns", "read_run"]
+__all__ = ["Run", "header_warning", "read_qrels", "read_run"]
 
 
 @dataclass
@@ -74,20 +73,21 @@ def needs_present(run: Run) -> list[str]:
     return [need for need, there in zip(run.needs, present, strict=True) if there]
 
 
-@dataclass
-class QrelsColumns:
-    """Qrels lines in file order: ``need`` and ``doc`` (Arrow strings), ``relevance``
-    (int64)."""
-
-    need: pa.ChunkedArray
-    doc: pa.ChunkedArray
-    relevance: np.ndarray
-
-
-def read_qrels_columns(
+def read_qrels(
     source: Source, name: str | None = None, max_bytes: int | None = None
-) -> QrelsColumns:
-    """:func:`~evaluation.trec.readers.read_qrels`'s columns (its checks and errors)."""
+) -> pd.DataFrame:
+    """Read qrels ``need_id iteration doc_id relevance`` (plain or gzipped).
+
+    Returns a DataFrame with ``need_id`` (str), ``doc_id`` (str) and
+    ``relevance`` (int64), in file order. Raises :class:`TrecFormatError` for
+    an empty or binary file, a line longer than 10,000 characters, a line
+    without exactly four fields, a relevance that is not an integer (or not a
+    64-bit one), a doc_id judged twice for one need, or content (decompressed)
+    over ``max_bytes`` (None: no limit), refused while decompressing.
+
+    >>> read_qrels(b"q1 0 d1 1\\nq1 0 d2 0\\n").relevance.tolist()
+    [1, 0]
+    """
     data, name = load(source, name, max_bytes)
     table, fast = _parse(data, name, _QRELS)
     text = _Text(data, source, name, fast, max_bytes)
@@ -111,7 +111,13 @@ def read_qrels_columns(
             text.line(second),
             f"doc_id {doc!r} judged twice for need {qid!r} (first on line {text.line(first)})",
         )
-    return QrelsColumns(table.column(0), table.column(2), to_numpy(relevance, np.int64))
+    return pd.DataFrame(
+        {
+            "need_id": pd.Series(table.column(0), dtype="str").array,
+            "doc_id": pd.Series(table.column(2), dtype="str").array,
+            "relevance": to_numpy(relevance, np.int64),
+        }
+    )
 
 
 def read_run(source: Source, name: str | None = None, max_bytes: int | None = None) -> Run:

@@ -24,7 +24,6 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.trec.columnar import QrelsColumns
 from evaluation.trec.readers import Run, read_qrels, read_run
 from rrl.trec import qrels_text, run_text
 
@@ -58,15 +57,12 @@ def as_run(run: Any, tag: str | None = None, name: str | None = None) -> Run:
     return read_run(run_text(run, tag).encode("utf-8"), _label(run))
 
 
-def as_qrels(qrels: Any, name: str | None = None) -> pd.DataFrame | QrelsColumns:
+def as_qrels(qrels: Any, name: str | None = None) -> pd.DataFrame:
     """``qrels`` as the engine's frame: ``need_id``, ``doc_id``, ``relevance`` (int64).
 
-    The reader's columns (:class:`~evaluation.trec.columnar.QrelsColumns`) and a frame
-    with exactly those column names are taken as they are (the engine's own);
+    A frame with exactly those column names is taken as it is (the engine's own);
     anything else as :func:`as_run` takes runs.
     """
-    if isinstance(qrels, QrelsColumns):
-        return qrels
     if isinstance(qrels, pd.DataFrame) and all(c in qrels.columns for c in QRELS_COLUMNS):
         return qrels
     if is_source(qrels):

@@ -29,15 +29,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-import pandas as pd
-
-from evaluation.trec.columnar import (
-    QrelsColumns,
-    Run,
-    header_warning,
-    read_qrels_columns,
-    read_run,
-)
+from evaluation.trec.columnar import Run, header_warning, read_qrels, read_run
 from evaluation.trec.columns import first_fields
 from evaluation.trec.parsing import (
     _RUN,
@@ -56,43 +48,12 @@ __all__ = [
     "TrecFormatError",
     "check_run",
     "check_run_head",
-    "qrels_frame",
     "read_qrels",
     "read_run",
 ]
 
 
 # ------------------------------------------------------------------------- public
-
-
-def read_qrels(
-    source: Source, name: str | None = None, max_bytes: int | None = None
-) -> pd.DataFrame:
-    """Read qrels ``need_id iteration doc_id relevance`` (plain or gzipped).
-
-    Returns a DataFrame with ``need_id`` (str), ``doc_id`` (str) and
-    ``relevance`` (int64), in file order. Raises :class:`TrecFormatError` for
-    an empty or binary file, a line longer than 10,000 characters, a line
-    without exactly four fields, a relevance that is not an integer (or not a
-    64-bit one), a doc_id judged twice for one need, or content (decompressed)
-    over ``max_bytes`` (None: no limit), refused while decompressing.
-
-    >>> read_qrels(b"q1 0 d1 1\\nq1 0 d2 0\\n").relevance.tolist()
-    [1, 0]
-    """
-    return qrels_frame(read_qrels_columns(source, name, max_bytes))
-
-
-def qrels_frame(columns: QrelsColumns) -> pd.DataFrame:
-    """:func:`read_qrels`'s frame of the columns that
-    :func:`~evaluation.trec.columnar.read_qrels_columns` gave."""
-    return pd.DataFrame(
-        {
-            "need_id": pd.Series(columns.need, dtype="str").array,
-            "doc_id": pd.Series(columns.doc, dtype="str").array,
-            "relevance": columns.relevance,
-        }
-    )
 
 
 # The head check holds at most this much: 1,000 content lines of the longest allowed
