@@ -118,8 +118,7 @@ def _computed(requests: list[Request], ranking: Ranking) -> dict[int, dict[str, 
     left: numpy lets go of the GIL in its loops, and the measures only read the ranking
     (its cached properties are computed once, under ``cached_property``'s lock in 3.11).
     Each value is computed as alone, so the results are the same; the first request
-    (in order) that raises raises here. All of ``STORED`` for a 7M-line run: 0.65-1.16
-    -> 0.35-0.71 s (docs/engine.md, Tenth round)."""
+    (in order) that raises raises here."""
     if len(ranking.rel) < columns.THREAD_ROWS or columns._cpus() < 2 or len(requests) < 2:
         return {id(req): compute_request(req, ranking) for req in requests}
     from concurrent.futures import ThreadPoolExecutor

@@ -236,11 +236,8 @@ def _regular_layout(data: bytes, delimiter: bytes, ncols: int, header: bool = Fa
 
 # A regular file is checked and parsed this many bytes at a time (cut after a newline):
 # a mapped file's pages are let go once their piece is parsed, so the file and its table
-# are never both resident (docs/engine.md, Speed: a 377 MB run of long doc ids peaked at
-# 1.2 GB when the whole file was checked, then parsed in one call). Two pieces are
-# resident at once (the next one is checked while this one is parsed): 32 MB rather than
-# 64 took ~65 MB off the scoring worker's peak, whose parse is its high-water, and left
-# the command line's time and peak as they were (docs/scaling.md, Ninth round).
+# are never both resident. Two pieces are resident at once (the next one is checked while
+# this one is parsed).
 PARSE_PIECE = 32 << 20
 
 
