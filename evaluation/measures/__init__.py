@@ -11,6 +11,8 @@
   :func:`relevant_ranks`, :func:`num_relevant`, :func:`interpolated_curve`.
 - :mod:`evaluation.measures.ranking`: :func:`trec_order`, the one place a run is
   ordered, and :func:`rank_run`, the :class:`Ranking` every measure reads.
+- :mod:`evaluation.measures.scoring`: a ranking scored and averaged as trec_eval does
+  (:func:`score_ranking`), trec_eval's text output and the evaluation's warnings.
 - :mod:`evaluation.measures.definitions`: the per-need measures, one small function each.
 - :mod:`evaluation.measures.gains`: graded measures (``ndcg``, ``rbp``, ``G`` ...).
 - :mod:`evaluation.measures.interpolation`: ``iprec_at_recall``, ``11pt_avg``,

@@ -1,9 +1,11 @@
 """Reading TREC files: qrels (judgments), runs and needs (topics), plain or gzipped.
 
-- :mod:`evaluation.trec.readers`: ``read_qrels``, ``read_run`` (a :class:`Run`),
-  ``check_run`` (the check of an upload: its first lines, its need ids; ``check_run_head``
-  the same, returning None),
-  ``run_header`` (whether line 1 is a header, skipped with a warning).
+- :mod:`evaluation.trec.columnar`: the reader every scoring goes through: ``read_run``
+  (a :class:`Run`: columns, its DataFrame built when asked for) and ``read_qrels``
+  (a DataFrame).
+- :mod:`evaluation.trec.readers`: the formats, ``check_run`` (the check of an upload: its
+  first lines, its need ids; ``check_run_head`` the same, returning None), and the
+  readers re-exported.
 - :mod:`evaluation.trec.inputs`: ``as_run``, ``as_qrels``: a file, or a run or qrels held
   in Python (a DataFrame, a dict, a ranx ``Run``, ir_measures tuples), read as files are.
 - :mod:`evaluation.trec.topics`: ``read_needs`` (TSV, TREC ``<top>``, XML ``<topic>``).
