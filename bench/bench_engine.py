@@ -160,17 +160,15 @@ def tools(qrels: Path, run: Path, folder: Path, trec_eval: str | None) -> dict[s
 BREAKDOWN_SCRIPT = """
 import json, sys, time
 t0 = time.perf_counter()
-from evaluation.cli.score import _reusing_freed_memory, _without_huge_pages
 from evaluation.measures import evaluate
 from evaluation.trec import read_qrels, read_run
 t1 = time.perf_counter()
-with _without_huge_pages(), _reusing_freed_memory():  # as the command line runs
-    q = read_qrels(sys.argv[1])
-    t2 = time.perf_counter()
-    r = read_run(sys.argv[2])
-    t3 = time.perf_counter()
-    evaluate(q, r, sys.argv[3:])
-    t4 = time.perf_counter()
+q = read_qrels(sys.argv[1])
+t2 = time.perf_counter()
+r = read_run(sys.argv[2])
+t3 = time.perf_counter()
+evaluate(q, r, sys.argv[3:])
+t4 = time.perf_counter()
 print(json.dumps({
     "import numpy, pandas, pyarrow, evaluation": t1 - t0,
     "read qrels": t2 - t1,

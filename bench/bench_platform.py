@@ -7,9 +7,7 @@ web form, served by gunicorn (one sync worker) with the file streamed by httpx a
 browser streams it, and times each stage until it is on the leaderboard (scored: the
 board's own query lists it) and compared with all 300 runs (its significance marks).
 With Redis on localhost the run is scored by a real Celery worker process (one worker,
-concurrency 1, with docker-compose's ``WORKER_HEAP_MB`` unless the environment sets
-one; the worker reads the judgments as it starts, as WORKER_READ_AHEAD has it, a row of
-its own: ``WORKER_READ_AHEAD=0`` leaves them to the scoring task); otherwise in the web
+concurrency 1); otherwise in the web
 process. Prints a table, with the worker's own scoring and
 comparing task times (from its log), its peak memory (VmHWM of the worker and its
 pool process) and, right after, the command line on the same files with the worker's
@@ -157,14 +155,6 @@ def existing_runs(benchmark, judgments, count: int, seed: int = 2) -> None:
         )
 
 
-def compose_worker_heap() -> str:
-    """``WORKER_HEAP_MB`` of docker-compose's worker service ("0" if it sets none)."""
-    import yaml
-
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    return str(compose["services"]["worker"].get("environment", {}).get("WORKER_HEAP_MB", 0))
-
-
 def task_times(log: Path) -> list[tuple[str, float]]:
     """(task, seconds) of the scoring and comparing tasks, as the worker logged them:
     its own time, without the upload or the wait for the message."""
@@ -180,13 +170,6 @@ def task_times(log: Path) -> list[tuple[str, float]]:
         )
         for task, seconds in found
     ]
-
-
-def read_ahead(log: Path) -> float | None:
-    """Seconds the worker took to read the judgments ahead as it started (WORKER_READ_AHEAD),
-    None if it did not."""
-    found = re.search(r"judgments read ahead in ([0-9.]+) s", log.read_text(errors="replace"))
-    return float(found.group(1)) if found else None
 
 
 def scoring_stages(log: Path, nth: int = 0) -> list[tuple[str, float]]:
@@ -318,10 +301,8 @@ def bench(args: argparse.Namespace, media: str) -> None:
         app.conf.task_default_queue = "bench-platform"
         # One BLAS thread, as docker-compose runs the workers (docs/significance.md: a
         # 2-thread matrix product is ~5x slower while anything else holds a core).
-        # and with the warm heap docker-compose gives a scoring worker (WORKER_HEAP_MB).
         env = {
             "OPENBLAS_NUM_THREADS": "1",
-            "WORKER_HEAP_MB": compose_worker_heap(),
             **os.environ,
             "CONN_MAX_AGE": "0",
         }
@@ -351,10 +332,6 @@ def bench(args: argparse.Namespace, media: str) -> None:
             if worker.poll() is not None or time.perf_counter() - t_ready > 60:
                 raise SystemExit("the worker did not start")
             time.sleep(0.1)
-        time.sleep(1)  # its pool process touches its heap after the main process is ready
-        ahead = read_ahead(Path(media) / "worker.log")
-        if ahead is not None:
-            rows.append(("worker start: judgments read ahead (setup)", ahead))
     from django.contrib.auth import get_user_model
 
     user = get_user_model().objects.create_user("uploader", password="x")
@@ -468,7 +445,6 @@ def bench(args: argparse.Namespace, media: str) -> None:
     print(
         f"machine: {cpu}, {os.cpu_count()} cores; database {database.split(':')[0]}; "
         f"worker: {'Celery on Redis, concurrency 1' if broker else 'in-process'}, "
-        f"WORKER_HEAP_MB={os.environ.get('WORKER_HEAP_MB', compose_worker_heap())}; "
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(

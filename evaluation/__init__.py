@@ -14,7 +14,7 @@ No Django here: the engine takes files or arrays and gives numbers; the platform
   detectable difference, power and topic set size, discriminative power, tau and
   tau_AP between rankings, leave-one-participant-out pool bias.
 - :func:`evaluate` (:func:`evaluation.measures.evaluate`, imported when first used, so
-  that ``import evaluation.trec`` does not load the measures) scores a run held in a
+  that ``python -m evaluation`` sets its environment before numpy loads) scores a run held in a
   file or in Python (a DataFrame, a dict, a ranx ``Run``, ir_measures tuples).
 - :mod:`evaluation.cli` holds the command lines; ``python -m evaluation`` (this
   package's ``__main__``) is trec_eval-compatible and ``python -m evaluation compare``

@@ -12,11 +12,10 @@ import os
 import sys
 
 # The command does no linear algebra: one OpenBLAS thread spares numpy's import starting
-# (and the scheduler spinning) a pool of them, ~0.03 s of a 0.1 s small run
+# (and the scheduler spinning) a pool of them
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-# Arrow allocates from glibc's heap too, which the command keeps for reuse while it scores
-# (evaluation.memory.reusing_freed_memory): what the parse frees, numpy's arrays take next, where
-# mimalloc would keep its own: a lower peak and half the system time on a 7M-line run.
+# Arrow allocates from glibc's heap, where numpy's arrays reuse what the parse freed:
+# a lower peak on large runs than with Arrow's own mimalloc pool
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 from evaluation.cli.score import main as score_main  # noqa: E402  (after the setting)
@@ -44,6 +43,6 @@ if __name__ == "__main__":
     except (OSError, ValueError):  # a closed pipe (| head): Python's own exit reports it
         sys.exit(status)
     # The output is out; the interpreter's teardown (freeing every module and a large
-    # run's last arrays, one by one) is 0.05-0.07 s of a 2 s command and does nothing the
-    # command needs: no atexit work, no file left to flush.
+    # run's last arrays, one by one) does nothing the command needs: no atexit work, no
+    # file left to flush
     os._exit(status)

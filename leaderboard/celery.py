@@ -5,12 +5,10 @@ and the development site needs no broker at all. ``route`` (settings' ``task_rou
 puts scoring and comparing on queues of their own.
 """
 
-import logging
 import os
-import time
 
 from celery import Celery
-from celery.signals import celeryd_init, worker_init, worker_process_init
+from celery.signals import celeryd_init
 from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
@@ -53,50 +51,3 @@ def _workers_wait_out_a_hung_broker(conf, **kwargs) -> None:
     options = dict(conf.broker_transport_options or {})
     options.pop("socket_timeout", None)
     conf.broker_transport_options = options
-
-
-@worker_process_init.connect
-def _keep_a_warm_heap(**kwargs) -> None:
-    """``WORKER_HEAP_MB`` of heap touched now and kept, in each pool process (the one
-    that scores): see :func:`evaluation.memory.keep_heap`."""
-    if settings.WORKER_HEAP_MB:
-        from evaluation.memory import keep_heap  # numpy: not for the web process's import
-
-        started = time.perf_counter()
-        if keep_heap(settings.WORKER_HEAP_MB):
-            logging.getLogger(__name__).info(
-                "heap of %d MB kept (touched in %.2f s)",
-                settings.WORKER_HEAP_MB, time.perf_counter() - started,
-            )  # fmt: skip
-
-
-@worker_init.connect
-def _read_judgments_ahead(sender=None, **kwargs) -> None:
-    """A worker that scores runs reads the open benchmarks' latest judgments as it starts
-    (``WORKER_READ_AHEAD``, :func:`leaderboard.pipeline.scoring.read_ahead_judgments`).
-
-    In the main process, before the pool's processes are forked: they inherit the cache
-    (its pages shared until written), and so does a pool process started later to
-    replace one. The database connection this opened is closed before the fork (the
-    Django fixup's ``worker_init`` ran before this one, so it has nothing left to close
-    in the children either). A worker on the compare queue alone reads nothing.
-    """
-    consumed = getattr(sender, "app", app).amqp.queues.consume_from
-    if not settings.WORKER_READ_AHEAD or settings.CELERY_SCORE_QUEUE not in consumed:
-        return
-    from django.db import DatabaseError, connections
-
-    from leaderboard.pipeline.scoring import read_ahead_judgments
-
-    started = time.perf_counter()
-    try:
-        read = read_ahead_judgments(settings.WORKER_READ_AHEAD)
-    except DatabaseError as error:  # the worker still starts; its first run reads them
-        logging.getLogger(__name__).warning("judgments not read ahead: %s", error)
-        return
-    finally:
-        connections.close_all()
-    logging.getLogger(__name__).info(
-        "judgments read ahead in %.2f s: %s",
-        time.perf_counter() - started, ", ".join(read) or "none",
-    )  # fmt: skip

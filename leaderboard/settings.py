@@ -244,9 +244,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # first: the body of an upload is parsed by whatever reads request.POST first
-    "leaderboard.uploads.middleware.LargeBodyMiddleware",
-    "leaderboard.uploads.middleware.RequestStartMiddleware",  # before any body is read
+    "leaderboard.uploads.middleware.RequestStartMiddleware",  # first: before any body is read
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
@@ -576,14 +574,6 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# MB of heap a worker's pool process touches when it starts and keeps for good
-# (evaluation.memory.keep_heap): large runs find their memory resident. 0: glibc's
-# defaults, the heap handed back after each large run. docker-compose sets 640.
-WORKER_HEAP_MB = at_least("WORKER_HEAP_MB", env_int("WORKER_HEAP_MB", 0), 0, "MB")
-# Benchmarks (open ones, the most recently submitted to first) whose latest judgments a
-# worker consuming the score queue reads as it starts, so a fresh worker's first run does
-# not wait for them (at most 4: the cache's size). 0: read when the first run needs them.
-WORKER_READ_AHEAD = at_least("WORKER_READ_AHEAD", env_int("WORKER_READ_AHEAD", 4), 0, "benchmarks")
 # The longest task (scoring a 7M-line run and comparing it with every other run) takes
 # well under a minute; the visibility timeout must exceed it or Redis redelivers a task
 # that is still running.

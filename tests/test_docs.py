@@ -68,16 +68,6 @@ TEXT_FILES = (
 # Python whose comments and docstrings are checked.
 PYTHON_ROOTS = ("evaluation", "leaderboard", "rrl", "bench", "tests")
 SKIPPED = {Path(__file__).resolve()}
-# Modules of the scoring paths that the one-path change deletes; their comments are not
-# worth rewriting. Delete these entries once the files are gone.
-HISTORY_EXEMPT = {
-    "evaluation/trec/plain.py",
-    "evaluation/trec/small.py",
-    "evaluation/measures/plain.py",
-    "evaluation/measures/small.py",
-    "evaluation/memory.py",
-    "leaderboard/uploads/middleware.py",
-}
 
 
 def relative(path: Path) -> str:
@@ -122,7 +112,7 @@ def checked_files() -> list[tuple[str, list[tuple[int, str]]]]:
     files += [(name, prose_of_text(ROOT / name)) for name in TEXT_FILES if (ROOT / name).exists()]
     for path in python_files(*PYTHON_ROOTS):
         name = relative(path)
-        if path.resolve() in SKIPPED or name in HISTORY_EXEMPT:
+        if path.resolve() in SKIPPED:
             continue
         files.append((name, prose_of_python(path)))
     return files
@@ -245,15 +235,12 @@ SETTINGS_READ = re.compile(r"""\benv\w*\(\s*["']([A-Z][A-Z0-9_]+)["']""")
 ENV_EXAMPLE = re.compile(r"^#?\s*([A-Z][A-Z0-9_]+)=", re.M)
 TABLE_ROW = re.compile(r"^\|\s*`([A-Z][A-Z0-9_]+)`")
 TABLE_NAMES = re.compile(r"`([A-Z][A-Z0-9_]+)`")
-# Settings of the warm heap and the judgments read ahead, which the one-path change
-# deletes; not documented. Delete these entries once settings.py no longer reads them.
-UNDOCUMENTED = {"WORKER_HEAP_MB", "WORKER_READ_AHEAD"}
 
 
 def settings_variables() -> set[str]:
     read = set(SETTINGS_READ.findall((ROOT / "leaderboard/settings.py").read_text()))
     example = set(ENV_EXAMPLE.findall((ROOT / ".env.example").read_text()))
-    return (read | example) - UNDOCUMENTED
+    return read | example
 
 
 def table_variables(path: Path) -> set[str]:

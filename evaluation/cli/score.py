@@ -20,17 +20,10 @@ table with a ``run`` column (the file) and a ``runid`` column, ``--format json``
 of the single-run objects, each with its ``run``. A bad run is reported on stderr and
 skipped, and the exit status is that of the worst failure (1, an unknown measure, stops).
 
-One small run (up to :data:`~evaluation.trec.plain.PLAIN_BYTES`, text output, trec_eval's
-``official`` measures or ``recall``) is read and scored without numpy
-(:mod:`evaluation.measures.plain`: numpy's import is most of such a run's time).
-Small files (up to :data:`~evaluation.trec.small.SMALL_BYTES`, text output) are read
-and scored by the numpy-only path (:mod:`evaluation.trec.small`,
-:mod:`evaluation.measures.small`), which never imports pandas or pyarrow; what that
-path does not take goes through the general readers, with the same output. Larger files
-(text output) are read by the general readers into columns and scored without pandas
-(:func:`evaluation.measures.small.score_columns`); what that cannot answer (no need both
-judged and run, 10.0's abort) and the csv and json formats go through
-:func:`evaluation.measures.evaluate` (:mod:`evaluation.cli.scorer`).
+Each run is read into the reader's columns (:mod:`evaluation.trec.columnar`) and scored
+by :func:`evaluation.measures.evaluate` against the qrels read once
+(:mod:`evaluation.cli.scorer`); with ``-j`` several runs are scored at once by forked
+workers that share those qrels.
 """
 
 from __future__ import annotations
@@ -40,32 +33,16 @@ import contextlib
 import os
 import sys
 
-from evaluation.cli.scorer import Scorer, small_plain
-from evaluation.measures.levels import MODES
-from evaluation.memory import reusing_freed_memory, without_huge_pages
+from evaluation.cli.scorer import Scorer
+from evaluation.measures.interpolation import MODES
+from evaluation.measures.request import parse_requests
 from evaluation.trec.sources import TrecFormatError
-
-
-class _Help(argparse.HelpFormatter):
-    """argparse's formatter, given the terminal's width from ``os``: argparse asks
-    ``shutil`` for it, whose import (with bz2 and lzma) is ~5 ms of a small run."""
-
-    def __init__(self, prog: str) -> None:
-        try:
-            columns = int(os.environ["COLUMNS"])
-        except (KeyError, ValueError):
-            try:
-                columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-            except (AttributeError, ValueError, OSError):
-                columns = 80
-        super().__init__(prog, width=max(columns, 11) - 2)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m evaluation",
         description="Score a TREC run against qrels, as trec_eval does.",
-        formatter_class=_Help,
     )
     parser.add_argument("-q", action="store_true", help="print per-need values too")
     parser.add_argument(
@@ -112,47 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     # trec_eval accepts -M100 and -mP.5 glued; argparse does too, and -m may repeat
     args = _parser().parse_args(argv)
     runs = expand_runs(args.run)
-    result = _plain_result(args, runs)
-    if result is not None:  # read and scored without numpy
-        _print_text(result.to_trec_eval(per_need=args.q), result.warnings, result.run_id, False)
-        return 0
-    with reusing_freed_memory():
-        return _score(args, runs)
-
-
-def _plain_result(args: argparse.Namespace, runs: list[str]):
-    """The numpy-free path's result (:mod:`evaluation.measures.plain`) for one small,
-    regular run and qrels in text, without ``-c`` and with the exact interpolation, or
-    None (the other paths answer, errors included)."""
-    if len(runs) != 1 or args.format != "text" or args.c or args.interpolation != "exact":
-        return None
-    from evaluation.trec.plain import PLAIN_BYTES, read_plain_qrels, read_plain_run
-
-    qrels, run = args.qrels, runs[0]
-
-    def content(path: str) -> bytes | None:
-        try:
-            with open(path, "rb", buffering=0) as f:  # unbuffered: one buffer, no copy
-                data = f.read(PLAIN_BYTES + 1)
-        except OSError:
-            return None  # the general path names it
-        return data if len(data) <= PLAIN_BYTES and data[:2] != b"\x1f\x8b" else None
-
-    try:
-        if os.path.getsize(run) > PLAIN_BYTES:
-            return None  # before the qrels are read
-    except OSError:
-        return None
-    judged = run_lines = None
-    if (data := content(qrels)) is not None:
-        judged = read_plain_qrels(data)
-    if judged is not None and (data := content(run)) is not None:
-        run_lines = read_plain_run(data, run)
-    if run_lines is None:
-        return None
-    from evaluation.measures.plain import score_plain
-
-    return score_plain(judged, run_lines, args.m, args.l, args.M)
+    return _score_files(args, runs)
 
 
 def expand_runs(paths: list[str]) -> list[str]:
@@ -178,25 +115,21 @@ def expand_runs(paths: list[str]) -> list[str]:
 _RUNID_LINE = "\n" + f"{'runid':<22}\tall\t"
 
 
-def _score(args: argparse.Namespace, runs: list[str]) -> int:
-    # huge pages only cost where arrays are large: small inputs keep numpy's madvise
-    # (a 250 x 1,000 run: ~15% faster, half the page faults); large ones go without
-    if not all(small_plain(path) for path in (args.qrels, *runs)):
-        with without_huge_pages():
-            return _score_files(args, runs)
-    return _score_files(args, runs)
-
-
 def _score_files(args: argparse.Namespace, runs: list[str]) -> int:
     many = len(runs) > 1
     try:
-        scorer = Scorer(args, runs)
+        scorer = Scorer(args)
     except TrecFormatError as err:
         print(str(err), file=sys.stderr)
         return 2
     except OSError as err:
         print(f"{err.filename}:0: {err.strerror}", file=sys.stderr)
         return 2
+    try:  # an unknown measure or bad parameters: said once, before any run is read
+        parse_requests(args.m, trec_eval_9=args.interpolation == "trec_eval-9")
+    except ValueError as err:
+        print(f"evaluation: {err}", file=sys.stderr)
+        return 1
     status, results = 0, []
     jobs = _jobs(args.jobs, len(runs))
     if jobs > 1 and args.format == "text" and _can_fork():
@@ -240,10 +173,8 @@ def _jobs(asked: int | None, runs: int) -> int:
 
 
 def _can_fork() -> bool:
-    """Whether forking workers is safe here: Linux-style ``fork``, and no Arrow
-    thread pool started in this process yet (the small-file path reads the qrels
-    with numpy alone; a child that needs Arrow starts its own)."""
-    return hasattr(os, "fork") and "pyarrow" not in sys.modules
+    """Whether forking workers is possible here (Linux-style ``fork``)."""
+    return hasattr(os, "fork")
 
 
 # what the forked workers score with: set before the pool forks, inherited by each child
@@ -265,7 +196,7 @@ def _in_parallel(scorer: Scorer, runs: list[str], args: argparse.Namespace, jobs
     """Each run's (status, output, messages), in the order given, scored by ``jobs``
     forked workers that share the qrels read once (copy on write). A participant's
     hundred runs take about 1/jobs of the time; the output is byte for byte what
-    scoring them one after another prints (tests/evaluation/test_small.py)."""
+    scoring them one after another prints (tests/evaluation/test_cli_runs.py)."""
     global _WORK
     import multiprocessing
 
@@ -280,21 +211,6 @@ def _in_parallel(scorer: Scorer, runs: list[str], args: argparse.Namespace, jobs
 def _score_run(scorer: Scorer, path: str, args: argparse.Namespace, many: bool):
     """Score one run and print it (text) or return its Evaluation (json, csv):
     (exit status, Evaluation or None)."""
-    try:
-        small = scorer.score_small(path)
-    except ValueError as err:  # an unknown measure or bad parameters
-        print(f"evaluation: {err}", file=sys.stderr)
-        return 1, None
-    except OSError:
-        small = None  # the general path names it
-    if small is None:
-        try:
-            small = scorer.score_columns(path)
-        except (TrecFormatError, OSError, ValueError) as err:
-            return _failed(err), None
-    if small is not None:
-        _print_text(small.to_trec_eval(per_need=args.q), small.warnings, small.run_id, many)
-        return 0, None
     from evaluation.measures.evaluation import NeedWithoutRun
 
     try:

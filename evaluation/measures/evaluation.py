@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -25,11 +26,10 @@ from evaluation.measures.interpolation import STANDARD_LEVELS, check_mode
 from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, RunLines, rank_run
 from evaluation.measures.request import parse_requests
-from evaluation.measures.scoring import need_warnings, score_ranking, trec_eval_text
-from evaluation.trec.columnar import RunColumns, needs_present
+from evaluation.measures.scoring import Layout, need_warnings, score_ranking, trec_eval_text
+from evaluation.trec.columnar import Run, needs_present
 from evaluation.trec.columns import codes_present
 from evaluation.trec.inputs import as_qrels, as_run
-from evaluation.trec.readers import Run
 
 __all__ = [
     "Evaluation",
@@ -45,10 +45,11 @@ __all__ = [
 class Evaluation:
     """The scores of one run.
 
-    ``per_need``: index need_id (str, trec_eval's strcmp order), one float64
-    column per measure, named as trec_eval prints it (``map``, ``P_10``,
-    ``iprec_at_recall_0.00``, ``num_ret`` ...); summary-only measures
-    (``num_q``, ``gm_map``, ``gm_bpref``) are not columns.
+    ``need_ids``: the needs scored, in trec_eval's strcmp order; ``columns``: one float64
+    array per measure, a value per need in that order, named as trec_eval prints it
+    (``map``, ``P_10``, ``iprec_at_recall_0.00``, ``num_ret`` ...); summary-only measures
+    (``num_q``, ``gm_map``, ``gm_bpref``) have none. :attr:`per_need` is the same values
+    as a DataFrame (index need_id), built when first asked for.
     ``summary``: trec_eval's ``all`` values: means (geometric for gm_*),
     sums for ``num_*``, ``num_q`` the number of needs averaged over.
     ``strings``: per-need text measures (``relstring``), need_id -> text.
@@ -57,25 +58,40 @@ class Evaluation:
     leaves out (trec_eval 9.0.8 with ``-c`` prints none for needs without run lines).
     """
 
-    per_need: pd.DataFrame
+    need_ids: list[str]
+    columns: dict[str, np.ndarray]
     summary: dict[str, float]
     run_id: str
     warnings: list[str] = field(default_factory=list)
     strings: dict[str, dict[str, str]] = field(default_factory=dict)
-    _order: list[tuple[str, str, bool, bool]] = field(default_factory=list, repr=False)
+    layout: Layout = field(default_factory=list, repr=False)
     # the ordered and judged run the scores came from (reused by relevant_ranks)
     ranking: Ranking | None = field(default=None, repr=False, compare=False)
     interpolation: str = "exact"
     unprinted: frozenset[str] = frozenset()
 
+    @cached_property
+    def per_need(self) -> pd.DataFrame:
+        """One row per need (index ``need_id``, strcmp order), one column per measure."""
+        index = pd.Index(self.need_ids, name="need_id", dtype="str")
+        return pd.DataFrame(self.columns, index=index)
+
+    def only(self, needs: list[str]) -> Evaluation:
+        """The same evaluation restricted to ``needs`` (a subset, in order): their
+        per-need values; the summary is left as it is."""
+        keep = np.isin(np.array(self.need_ids, dtype=object), np.array(needs, dtype=object))
+        columns = {name: values[keep] for name, values in self.columns.items()}
+        return replace(self, need_ids=list(needs), columns=columns, unprinted=frozenset())
+
     def to_trec_eval(self, per_need: bool = False, summary: bool = True) -> str:
         """trec_eval's text output (``-q`` adds the per-need lines first; ``summary``
         False leaves out the ``all`` lines, as trec_eval's ``-n``)."""
-        printed = [need for need in self.per_need.index if need not in self.unprinted]
+        position = {need: i for i, need in enumerate(self.need_ids)}
+        columns = self.columns
         return trec_eval_text(
-            printed,
-            lambda need: self.per_need.loc[need].__getitem__,
-            self._order,
+            [need for need in self.need_ids if need not in self.unprinted],
+            lambda need: lambda column: columns[column][position[need]],
+            self.layout,
             self.summary,
             self.strings,
             self.run_id,
@@ -126,10 +142,9 @@ def _ranked(
     complete: bool,
     interpolation: str = "exact",
 ) -> Ranking:
-    """:func:`rank_run` on a run, its frame or its lines (a :class:`Run` lends its
-    doc-id hashes)."""
+    """:func:`rank_run` on a run, its frame or its lines."""
     if isinstance(run, Run):
-        run = RunLines.of(run.frame, run.doc_hashes())
+        run = RunLines.of_columns(run)
     return rank_run(
         qrels,
         run,
@@ -138,6 +153,11 @@ def _ranked(
         complete,
         interpolation=check_mode(interpolation),
     )
+
+
+def _judged_needs(qrels: pd.DataFrame) -> set[str]:
+    """The need ids with judgments."""
+    return set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
 
 
 def _run_needs(frame: pd.DataFrame) -> set[str]:
@@ -152,23 +172,16 @@ def _run_needs(frame: pd.DataFrame) -> set[str]:
 def _lines_of(run) -> tuple[RunLines, str, list[str], set[str]]:
     """A run, a frame or anything :func:`~evaluation.trec.inputs.as_run` takes: its lines,
     tag, warnings and needs."""
-    if not (isinstance(run, pd.DataFrame) and {"need_id", "doc_id", "score"} <= set(run.columns)):
-        run = as_run(run)
-    if isinstance(run, Run):
-        frame, run_id, warnings = run.frame, run.tag, list(run.warnings)
-    else:
-        frame, warnings = run, []
-        run_id = str(frame["tag"].iloc[-1]) if "tag" in frame.columns and len(frame) else ""
-    # The ranking holds all the measures need: rank_run lets each of the run's columns
-    # (~500 MB for 7M lines of 28-byte doc ids) go once it has used it, unless the caller
-    # still holds the run, so this frame lets go of them first.
-    lines = RunLines.of(frame, run.doc_hashes() if isinstance(run, Run) else None)
-    return lines, run_id, warnings, _run_needs(frame)
+    if isinstance(run, pd.DataFrame) and {"need_id", "doc_id", "score"} <= set(run.columns):
+        run_id = str(run["tag"].iloc[-1]) if "tag" in run.columns and len(run) else ""
+        return RunLines.of(run), run_id, [], _run_needs(run)
+    run = as_run(run)
+    return RunLines.of_columns(run), run.tag, list(run.warnings), set(needs_present(run))
 
 
 def evaluate(
     qrels: pd.DataFrame | object,
-    run: Run | RunColumns | pd.DataFrame | object,
+    run: Run | pd.DataFrame | object,
     measures: Sequence[str] | None = None,
     relevance_level: int = 1,
     max_depth: int | None = None,
@@ -199,9 +212,9 @@ def evaluate(
     column names), a ``{need: {doc: value}}`` dict, a ranx ``Run``/``Qrels``, ir_measures
     ``ScoredDoc``/``Qrel`` tuples (:mod:`evaluation.trec.inputs`). A run frame with the
     engine's columns (``need_id``, ``doc_id``, ``score``, optional ``tag``) is used as
-    it is; other frames go through :func:`~evaluation.trec.inputs.as_run`. A reader's
-    columns (:func:`~evaluation.trec.columnar.read_run_columns`) are scored without a
-    frame and handed over: their arrays are emptied as the lines are ranked.
+    it is; other frames go through :func:`~evaluation.trec.inputs.as_run`. A
+    :class:`~evaluation.trec.Run` is scored from its columns (no frame built); when the
+    caller holds it no more, its arrays are freed as the lines are ranked.
 
     Raises ValueError for an unknown measure
     (:class:`~evaluation.measures.catalog.UnknownMeasure`), bad parameters, or
@@ -214,14 +227,12 @@ def evaluate(
     v9 = interpolation == "trec_eval-9"
     qrels = as_qrels(qrels)
     requests = parse_requests(measures, trec_eval_9=v9)
-    if isinstance(run, RunColumns):  # a reader's columns, handed over: no frame built
-        run_id, warnings, run_needs = run.tag, list(run.warnings), set(needs_present(run))
-        lines = RunLines.of_columns(run)  # the columns taken: the run keeps its tag
-    else:
-        lines, run_id, warnings, run_needs = _lines_of(run)
+    lines, run_id, warnings, run_needs = _lines_of(run)
+    # the ranking lets each of the run's columns (~500 MB for 7M lines of 28-byte doc
+    # ids) go once it has used it, when the caller does not hold the run
     del run
     ranking = _ranked(qrels, lines, relevance_level, max_depth, complete, interpolation)
-    judged = set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
+    judged = _judged_needs(qrels)
     warnings += need_warnings(run_needs, judged, ranking.rank_disagrees)
     missing = sorted(judged - run_needs, key=str.encode)
     abort_at = missing[0] if interpolation == "trec_eval-10" and not complete and missing else None
@@ -230,23 +241,14 @@ def evaluate(
             raise NeedWithoutRun(abort_at, None)
         raise ValueError("no need has both run lines and judgments")
     scores = score_ranking(ranking, requests, complete, v9)
-    columns, summary, strings, order = scores.columns, scores.summary, scores.strings, scores.order
-    counted = scores.counted
-    index = pd.Index(ranking.need_ids, name="need_id", dtype="str")
-    per_need = pd.DataFrame(columns, index=index)
-    unprinted = frozenset(ranking.need_ids[~counted])
+    need_ids = ranking.need_ids.tolist()
     result = Evaluation(
-        per_need, summary, run_id, warnings, strings, order, ranking, interpolation, unprinted
-    )
+        need_ids, scores.columns, scores.summary, run_id, warnings, scores.strings,
+        scores.order, ranking, interpolation, frozenset(ranking.need_ids[~scores.counted]),
+    )  # fmt: skip
     if abort_at is not None:
-        before = [need for need in ranking.need_ids if need.encode() < abort_at.encode()]
-        partial = result if before else None
-        if partial is not None:
-            partial = Evaluation(
-                per_need.loc[before], summary, run_id, warnings, strings, order, ranking,
-                interpolation,
-            )  # fmt: skip
-        raise NeedWithoutRun(abort_at, partial)
+        before = [need for need in need_ids if need.encode() < abort_at.encode()]
+        raise NeedWithoutRun(abort_at, result.only(before) if before else None)
     return result
 
 

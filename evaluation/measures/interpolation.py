@@ -24,15 +24,16 @@ nothing relevant was retrieved); a need without relevant documents scores 0.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 
-from evaluation.measures.levels import MODES, STANDARD_LEVELS, check_mode, exact_fraction
 from evaluation.measures.ranking import Ranking
 
-if TYPE_CHECKING:
-    import pandas as pd
+STANDARD_LEVELS = ("0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0")
+#: the interpolation rules: the seed's exact definition, trec_eval 9.0.8's, 10.0's
+MODES = ("exact", "trec_eval-9", "trec_eval-10")
 
 __all__ = [
     "MODES",
@@ -42,6 +43,13 @@ __all__ = [
     "interpolated_precision",
     "precision_recall_points",
 ]
+
+
+def check_mode(mode: str) -> str:
+    """``mode`` if it is one of :data:`MODES`, else ValueError naming them."""
+    if mode not in MODES:
+        raise ValueError(f"interpolation must be one of {', '.join(MODES)}, not {mode!r}")
+    return mode
 
 
 def recall_cutoff(level: str, num_rel: np.ndarray, mode: str = "exact") -> np.ndarray:
@@ -56,8 +64,8 @@ def recall_cutoff(level: str, num_rel: np.ndarray, mode: str = "exact") -> np.nd
     """
     num_rel = np.asarray(num_rel, dtype=np.int64)
     if mode == "exact":
-        numerator, denominator = exact_fraction(level)
-        needed = -((-numerator * num_rel) // denominator)
+        fraction = Fraction(level)
+        needed = -((-fraction.numerator * num_rel) // fraction.denominator)
     else:
         product = float(level) * num_rel.astype(np.float64)  # one rounding, as in C
         if mode == "trec_eval-9":
@@ -146,8 +154,6 @@ def interpolated_curve(
     and the mean over needs (the summary curve trec_eval prints as
     ``iprec_at_recall_*`` for ``all``).
     """
-    import pandas as pd
-
     values = interpolated_precision(ranking, list(levels))
     frame = pd.DataFrame(
         values,

@@ -16,18 +16,20 @@
   ignored); needs are kept in ``strcmp`` order of their ids.
 
 Over 400 lines: the ordering, the qrels join and the :class:`Ranking` they build are
-one concern, and :func:`ordered_lines` and :func:`finish_ranking` are shared with the
-small-file path (:mod:`evaluation.measures.small`) so that both build the same ranking.
+one concern.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from evaluation.trec.columnar import Run
 from evaluation.trec.columns import (
     all_distinct,
     array_values,
@@ -41,16 +43,6 @@ from evaluation.trec.columns import (
     to_numpy,
 )
 
-if TYPE_CHECKING:
-    import pandas as pd
-    import pyarrow as pa
-
-    from evaluation.trec.columnar import QrelsColumns, RunColumns
-
-# pandas and pyarrow are imported where a file's columns are joined (rank_run), not at
-# module level: the command line's small-file path (evaluation.measures.small) builds a
-# Ranking with numpy alone and never loads them.
-
 NONPOOL = -1
 UNJUDGED = -2
 RANK_CHECK_SLICE = 1 << 20  # ordered lines whose file ranks are checked at once
@@ -61,15 +53,11 @@ __all__ = ["NONPOOL", "UNJUDGED", "Ranking", "RunLines", "rank_run", "trec_order
 def _as_arrow_strings(
     values: pd.Series | np.ndarray | pa.Array | pa.ChunkedArray,
 ) -> pa.ChunkedArray:
-    import pyarrow as pa
-
     if isinstance(values, pa.ChunkedArray):
         array = values
     elif isinstance(values, pa.Array):
         array = pa.chunked_array([values])
     else:
-        import pandas as pd
-
         series = pd.Series(values)
         if isinstance(series.dtype, pd.CategoricalDtype):
             series = series.astype(str)
@@ -208,16 +196,6 @@ def _order(
     group = np.cumsum(group_start)
     rows = positions if base is None else base[positions]
     at = rows if doc_rows is None else doc_rows[rows]  # the tied lines' rows of doc
-    if not hasattr(doc, "num_chunks"):  # doc ids by row as str or bytes (small files)
-        # bytes compare as strcmp, str by code point, which is UTF-8's byte order; Python's
-        # sort is stable with reverse=True, and a stable sort on the group keeps it so
-        picked = [doc[i] for i in at.tolist()]
-        by_doc = np.array(sorted(range(len(rows)), key=picked.__getitem__, reverse=True))
-        within = by_doc[np.argsort(group[by_doc], kind="stable")]
-        return _Order(n, base, positions, rows[within])
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     table = pa.table({"g": arrow_array(group), "d": take(doc, at)})
     within = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
     return _Order(n, base, positions, rows[array_values(within)])
@@ -391,7 +369,7 @@ class RunLines:
     rank: np.ndarray | None
     doc_hash: np.ndarray | None = None
     #: when given, ``need`` holds each line's index into these need ids (int32), as
-    #: :class:`~evaluation.trec.columnar.RunColumns` has them: no pandas on the way
+    #: :class:`~evaluation.trec.columnar.Run` has them: no pandas on the way
     need_names: list[str] | None = None
 
     @classmethod
@@ -404,17 +382,13 @@ class RunLines:
         return cls(run["need_id"], _as_arrow_strings(run["doc_id"]), score, rank, doc_hash)
 
     @classmethod
-    def of_columns(cls, run: RunColumns) -> RunLines:
-        """The columns a reader gave (:func:`~evaluation.trec.columnar.read_run_columns`),
-        taken: ``run`` holds its tag, warnings and need ids after, not its arrays, so the
-        ranking can let each go once it has used it."""
-        lines = cls(run.need, run.doc, run.score, run.rank, run.doc_hash, run.needs)
-        run.need = run.doc = run.doc_hash = run.score = run.rank = None
-        return lines
+    def of_columns(cls, run: Run) -> RunLines:
+        """The columns of a :class:`~evaluation.trec.columnar.Run` (not copied)."""
+        return cls(run.need, run.doc, run.score, run.rank, run.doc_hash, run.needs)
 
 
 def rank_run(
-    qrels: pd.DataFrame | QrelsColumns,
+    qrels: pd.DataFrame,
     run: pd.DataFrame | RunLines,
     relevance_level: int = 1,
     max_depth: int | None = None,
@@ -424,19 +398,17 @@ def rank_run(
 ) -> Ranking:
     """Order ``run`` as trec_eval does and look every retrieved document up in ``qrels``.
 
-    ``qrels``: columns need_id, doc_id, relevance (a frame, or a reader's
-    :class:`~evaluation.trec.columnar.QrelsColumns`). ``run``: need_id, doc_id,
+    ``qrels``: a frame with columns need_id, doc_id, relevance. ``run``: need_id, doc_id,
     score (any extra column is ignored), or its :class:`RunLines`, which are emptied
-    as they are used. With ``complete`` every qrels
+    as they are used (a column nothing else holds is freed once used). With ``complete``
+    every qrels
     need is kept (those without run lines get no rows and ``has_run`` False), else
     only qrels needs with at least one run line. ``doc_hash``: the run doc
     ids' :func:`~evaluation.trec.columns.string_hash`, row for row, when the
-    caller kept it from reading (:meth:`Run.doc_hashes`); else computed here.
+    caller has it; else computed here.
     ``interpolation``: kept on the ranking for the interpolated measures; with
     ``"trec_eval-9"`` the scores are ordered as 32-bit floats (9.0.8's reading).
     """
-    import pyarrow.compute as pc
-
     lines = run if isinstance(run, RunLines) else RunLines.of(run, doc_hash)
     del run, doc_hash
     q_need_ids, q_doc, q_rel = _qrels_columns(qrels)
@@ -507,17 +479,9 @@ def rank_run(
     )  # fmt: skip
 
 
-def _qrels_columns(
-    qrels: pd.DataFrame | QrelsColumns,
-) -> tuple[pa.ChunkedArray | pd.Series, pa.ChunkedArray, np.ndarray]:
-    """The qrels' need ids, doc ids (Arrow) and relevances (int64), from a frame or as
-    a reader gave them (:class:`~evaluation.trec.columnar.QrelsColumns`)."""
-    from evaluation.trec.columnar import QrelsColumns
-
-    if isinstance(qrels, QrelsColumns):
-        need, doc, relevance = qrels.need, qrels.doc, qrels.relevance
-    else:
-        need, doc, relevance = qrels["need_id"], qrels["doc_id"], qrels["relevance"]
+def _qrels_columns(qrels: pd.DataFrame) -> tuple[pd.Series, pa.ChunkedArray, np.ndarray]:
+    """The qrels' need ids, doc ids (Arrow) and relevances (int64)."""
+    need, doc, relevance = qrels["need_id"], qrels["doc_id"], qrels["relevance"]
     return need, _as_arrow_strings(doc), np.asarray(relevance, dtype=np.int64)
 
 
@@ -533,8 +497,6 @@ def _need_codes(
         if np.array_equal(by_name, np.arange(len(by_name))):
             return run_need  # the run's needs are the judged ones in order: codes as read
         return by_name[run_need] if len(by_name) else np.zeros(len(run_need), np.int32)
-    import pandas as pd
-
     need_index = pd.Index(judged_needs, dtype=object)
     if isinstance(run_need.dtype, pd.CategoricalDtype):
         categories = [str(c) for c in run_need.cat.categories]
@@ -577,8 +539,6 @@ def _judged_needs(need_ids: pd.Series | np.ndarray) -> tuple[list[str], np.ndarr
     them (int64). Arrow encodes the column (no Python string per line: 0.3-0.5 s less per
     run for 700,000 judgments); only the distinct ids are sorted in Python, by their
     UTF-8 bytes."""
-    import pyarrow.compute as pc
-
     column = _as_arrow_strings(need_ids)
     encoded = pc.dictionary_encode(column.combine_chunks())
     names = encoded.dictionary.to_pylist()
@@ -589,22 +549,6 @@ def _judged_needs(need_ids: pd.Series | np.ndarray) -> tuple[list[str], np.ndarr
     return [names[i] for i in by_bytes], position[codes]
 
 
-def ordered_lines(
-    r_need: np.ndarray,
-    score: np.ndarray,
-    r_doc: pa.ChunkedArray | list[str],
-    file_rank: np.ndarray | None,
-    max_depth: int | None,
-) -> tuple[_Order, np.ndarray, np.ndarray, bool, np.ndarray | None]:
-    """The run's lines of judged needs in trec_eval order (:func:`_order`): the order,
-    each ordered line's need and rank, whether the file's rank column disagrees with
-    the scores, and the positions kept by ``-M`` (None: all). ``need`` and ``rank``
-    are already cut to ``max_depth``; the order is not. Shared by the small-file path
-    (:mod:`evaluation.measures.small`); :func:`rank_run` calls its two steps itself."""
-    order = _order(r_need, score, r_doc)
-    return (order, *ordered_ranks(order, r_need, score, file_rank, max_depth))
-
-
 def ordered_ranks(
     order: _Order,
     r_need: np.ndarray,
@@ -612,8 +556,8 @@ def ordered_ranks(
     file_rank: np.ndarray | None,
     max_depth: int | None,
 ) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray | None]:
-    """:func:`ordered_lines` once the lines are ordered: need, rank, whether the rank
-    column disagrees, the positions ``-M`` keeps."""
+    """The ordered lines' need and rank (cut to ``max_depth``), whether the file's rank
+    column disagrees with the scores, and the positions ``-M`` keeps (None: all)."""
     need = order.by_base(r_need)  # ties share their need: no fix-up
     rank = within_group_position(need)
     rank += 1
@@ -661,8 +605,7 @@ def finish_ranking(
     """The :class:`Ranking` of ordered, judged lines (``need``, ``rank``, ``rel``; needs
     as indexes into ``judged_needs``) given the qrels' need indexes and relevances and
     the run lines' needs (``r_need``): per-need counts, ``-c``'s bogus rankings, and
-    needs without run lines dropped without ``complete``. Shared by :func:`rank_run`
-    and the small-file path."""
+    needs without run lines dropped without ``complete``."""
     n = len(judged_needs)
     num_ret = _counts(need, n)
     has_run = num_ret > 0 if max_depth is None or max_depth > 0 else np.isin(np.arange(n), r_need)

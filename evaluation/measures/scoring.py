@@ -1,18 +1,16 @@
 """A :class:`~evaluation.measures.ranking.Ranking` scored, averaged and written as
-trec_eval writes it, with numpy alone.
+trec_eval writes it.
 
-:func:`score_ranking` is the core of :func:`~evaluation.measures.evaluate` (which wraps
-its :class:`Scores` in an :class:`~evaluation.measures.Evaluation` with a pandas frame);
-:func:`~evaluation.measures.text.trec_eval_text` (imported here) is the one writer of
-trec_eval's text output, used by ``Evaluation.to_trec_eval``, by the command line's
-small-file path (:mod:`evaluation.measures.small`), which never imports pandas, and by
-its numpy-free path (:mod:`evaluation.measures.plain`). One implementation each, so
-every path prints the same bytes.
+:func:`score_ranking` is the core of :func:`~evaluation.measures.evaluate`, which wraps
+its :class:`Scores` in an :class:`~evaluation.measures.Evaluation`;
+:func:`trec_eval_text` is the one writer of trec_eval's text output and
+:func:`need_warnings` the warnings of an evaluation.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,10 +19,70 @@ from evaluation.measures import definitions as d
 from evaluation.measures.catalog import BOGUS_ZEROED
 from evaluation.measures.ranking import Ranking
 from evaluation.measures.request import Request, compute_request, split_params
-from evaluation.measures.text import Layout, fmt, need_warnings, trec_eval_text
 from evaluation.trec import columns
 
 __all__ = ["Layout", "Scores", "fmt", "need_warnings", "score_ranking", "trec_eval_text"]
+
+
+# one entry per printed measure: (column, format, printed per need, printed in the summary)
+Layout = list[tuple[str, str, bool, bool]]
+
+
+def need_warnings(run_needs: set[str], judged: set[str], rank_disagrees: bool) -> list[str]:
+    """The warnings of an evaluation: run needs without judgments, a rank column
+    that contradicts the scores."""
+    warnings = []
+    unjudged = sorted(run_needs - judged, key=str.encode)
+    if unjudged:
+        shown = ", ".join(unjudged[:5]) + (" ..." if len(unjudged) > 5 else "")
+        warnings.append(f"{len(unjudged)} run need(s) without judgments, ignored: {shown}")
+    if rank_disagrees:
+        warnings.append(
+            "the rank column disagrees with the score order; ranks come from the scores"
+        )
+    return warnings
+
+
+def fmt(value: float, kind: str) -> str:
+    """A value as trec_eval prints it: ``%ld`` for counts, ``%6.4f`` else."""
+    if kind == "long":
+        return str(int(value))
+    if value != value:  # NaN: C's printf shows 0.0 / 0.0 on x86 as -nan
+        return "  -nan"
+    return f"{value:6.4f}"
+
+
+def trec_eval_text(
+    needs: Iterable[str],
+    value: Callable[[str], Callable[[str], float]],
+    order: Layout,
+    summary: dict[str, float],
+    strings: dict[str, dict[str, str]],
+    run_id: str,
+    per_need: bool = False,
+    with_summary: bool = True,
+) -> str:
+    """trec_eval's text output: with ``per_need`` the lines of each of ``needs`` first
+    (``value(need)(column)`` gives a need's value), then the ``all`` lines."""
+    lines = []
+    if per_need:
+        for need in needs:
+            row = value(need)
+            for column, kind, printed, _ in order:
+                if not printed:
+                    continue
+                if kind == "string":
+                    lines.append(f"{column:<22}\t{need}\t'{strings[column][need]}'")
+                else:
+                    lines.append(f"{column:<22}\t{need}\t{fmt(row(column), kind)}")
+    for column, kind, _, summarised in order:
+        if not summarised or not with_summary:
+            continue
+        if kind == "runid":
+            lines.append(f"{'runid':<22}\tall\t{run_id}")
+        else:
+            lines.append(f"{column:<22}\tall\t{fmt(summary[column], kind)}")
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 @dataclass
@@ -60,8 +118,7 @@ def _computed(requests: list[Request], ranking: Ranking) -> dict[int, dict[str, 
     left: numpy lets go of the GIL in its loops, and the measures only read the ranking
     (its cached properties are computed once, under ``cached_property``'s lock in 3.11).
     Each value is computed as alone, so the results are the same; the first request
-    (in order) that raises raises here. All of ``STORED`` for a 7M-line run takes about
-    half the time of one thread."""
+    (in order) that raises raises here."""
     if len(ranking.rel) < columns.THREAD_ROWS or columns._cpus() < 2 or len(requests) < 2:
         return {id(req): compute_request(req, ranking) for req in requests}
     from concurrent.futures import ThreadPoolExecutor

@@ -1,22 +1,19 @@
-"""A run and qrels read into Arrow and numpy columns, no pandas: what
-:func:`~evaluation.trec.readers.read_run` and :func:`~evaluation.trec.readers.read_qrels`
-put in frames, and what the command line's large-file path scores as it is
-(:func:`evaluation.measures.small.score_columns`), so that a run of millions of lines is
-scored without importing pandas (whose import alone is a tenth of such a command).
-
-The checks, errors and values are the readers' own (they are these functions); the
-formats are in :mod:`evaluation.trec.readers`.
+"""Reading runs and qrels: the file's bytes parsed by Arrow (:mod:`evaluation.trec.parsing`)
+into a :class:`Run` (columns, the frame built when asked for) or a qrels DataFrame,
+every bad line named as ``file:line: reason``. Every scoring reads through these two
+functions; :mod:`evaluation.trec.readers` re-exports them beside the upload check.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.memory import give_back_freed
 from evaluation.trec.columns import (
     array_values,
     codes_present,
@@ -27,16 +24,20 @@ from evaluation.trec.columns import (
 from evaluation.trec.parsing import _QRELS, _RUN, _explain, _parse, _Text, run_header
 from evaluation.trec.sources import Source, TrecFormatError, load
 
-__all__ = ["QrelsColumns", "RunColumns", "header_warning", "read_qrels_columns", "read_run_columns"]
+__all__ = ["Run", "header_warning", "read_qrels", "read_run"]
 
 
 @dataclass
-class RunColumns:
-    """A run's lines in file order: the distinct need ids (``needs``, Arrow's dictionary
-    order) and each line's index into them (``need``, int32), the doc ids (``doc``,
-    Arrow) and their :func:`~evaluation.trec.columns.string_hash` (``doc_hash``),
-    ``score`` and ``rank`` (float64; rank NaN where the column is no number), the last
-    line's ``tag`` and the ``warnings`` (a header line, several tags)."""
+class Run:
+    """A parsed run: its lines in file order as columns. The distinct need ids
+    (``needs``, Arrow's dictionary order) and each line's index into them (``need``,
+    int32), the doc ids (``doc``, Arrow) and their
+    :func:`~evaluation.trec.columns.string_hash` (``doc_hash``), ``score`` and ``rank``
+    (float64, the file's rank column, NaN where it is no number; only used to warn),
+    the last line's ``tag`` (trec_eval's ``runid``) and the ``warnings`` (a header
+    line, several tags). :attr:`frame` is the same lines as a DataFrame, built when
+    first asked for.
+    """
 
     needs: list[str]
     need: np.ndarray
@@ -47,27 +48,46 @@ class RunColumns:
     tag: str
     warnings: list[str] = field(default_factory=list)
 
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """One row per line, in file order: ``need_id`` (categorical), ``doc_id`` (str),
+        ``score`` and ``rank`` (float64)."""
+        return pd.DataFrame(
+            {
+                "need_id": pd.Categorical.from_codes(
+                    self.need,
+                    categories=pd.Index(self.needs, dtype="str"),
+                    validate=False,  # codes of the column's own dictionary
+                ),
+                "doc_id": pd.Series(self.doc, dtype="str").array,
+                "score": self.score,
+                "rank": self.rank,
+            },
+            copy=False,
+        )
 
-def needs_present(run: RunColumns) -> list[str]:
+
+def needs_present(run: Run) -> list[str]:
     """The need ids with at least one line in ``run`` (in its dictionary's order)."""
     present = codes_present(run.need, len(run.needs)).tolist()
     return [need for need, there in zip(run.needs, present, strict=True) if there]
 
 
-@dataclass
-class QrelsColumns:
-    """Qrels lines in file order: ``need`` and ``doc`` (Arrow strings), ``relevance``
-    (int64)."""
-
-    need: pa.ChunkedArray
-    doc: pa.ChunkedArray
-    relevance: np.ndarray
-
-
-def read_qrels_columns(
+def read_qrels(
     source: Source, name: str | None = None, max_bytes: int | None = None
-) -> QrelsColumns:
-    """:func:`~evaluation.trec.readers.read_qrels`'s columns (its checks and errors)."""
+) -> pd.DataFrame:
+    """Read qrels ``need_id iteration doc_id relevance`` (plain or gzipped).
+
+    Returns a DataFrame with ``need_id`` (str), ``doc_id`` (str) and
+    ``relevance`` (int64), in file order. Raises :class:`TrecFormatError` for
+    an empty or binary file, a line longer than 10,000 characters, a line
+    without exactly four fields, a relevance that is not an integer (or not a
+    64-bit one), a doc_id judged twice for one need, or content (decompressed)
+    over ``max_bytes`` (None: no limit), refused while decompressing.
+
+    >>> read_qrels(b"q1 0 d1 1\\nq1 0 d2 0\\n").relevance.tolist()
+    [1, 0]
+    """
     data, name = load(source, name, max_bytes)
     table, fast = _parse(data, name, _QRELS)
     text = _Text(data, source, name, fast, max_bytes)
@@ -91,14 +111,30 @@ def read_qrels_columns(
             text.line(second),
             f"doc_id {doc!r} judged twice for need {qid!r} (first on line {text.line(first)})",
         )
-    return QrelsColumns(table.column(0), table.column(2), to_numpy(relevance, np.int64))
+    return pd.DataFrame(
+        {
+            "need_id": pd.Series(table.column(0), dtype="str").array,
+            "doc_id": pd.Series(table.column(2), dtype="str").array,
+            "relevance": to_numpy(relevance, np.int64),
+        }
+    )
 
 
-def read_run_columns(
-    source: Source, name: str | None = None, max_bytes: int | None = None
-) -> RunColumns:
-    """:func:`~evaluation.trec.readers.read_run`'s columns (its checks, errors and
-    warnings)."""
+def read_run(source: Source, name: str | None = None, max_bytes: int | None = None) -> Run:
+    """Read a run ``need_id Q0 doc_id rank score tag`` (plain or gzipped).
+
+    Fields after the sixth are ignored (as trec_eval does). Raises
+    :class:`TrecFormatError` for an empty or binary file, a line longer than
+    10,000 characters, fewer than six fields, a score that is not a number or
+    not finite, a doc_id twice for one need, or content (decompressed) over
+    ``max_bytes`` (None: no limit), refused while decompressing. Warns (``Run.warnings``) when
+    the lines carry more than one tag; the run's ``tag`` is the last line's. Line 1 may
+    be a header (``qid Q0 docno rank score tag``: a score that is no number, on line 1
+    only, see :func:`~evaluation.trec.parsing.run_header`): it is skipped with a warning.
+
+    >>> read_run(b"q1 Q0 d1 1 2.5 bm25\\n").score.tolist()
+    [2.5]
+    """
     data, name = load(source, name, max_bytes)
     header = run_header(data)
     skip = int(header is not None)
@@ -107,7 +143,7 @@ def read_run_columns(
     del data
     # Each parsed column is let go as soon as it is converted (the table is rebuilt
     # without it): the table (~390 MB for 7M lines of 28-byte ids) and all the numpy
-    # columns are never alive at once: the command's peak is the larger of the two.
+    # columns are never alive at once.
     scores = to_numpy(table.column("c4"), np.float64)
     if not np.isfinite(scores).all():  # names the first nan or inf
         _explain(text.data, name, _RUN, must_fail=True, skip=skip)
@@ -117,7 +153,6 @@ def read_run_columns(
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         rank = np.full(len(scores), np.nan)
     table = table.drop_columns(["c3"])
-    give_back_freed(len(scores))  # the parse's freed blocks: the next arrays fit no hole
     warnings = [] if header is None else [header_warning(name, header)]
     tags = table.column("c5")
     tag = str(tags[len(tags) - 1].as_py())
@@ -149,7 +184,7 @@ def read_run_columns(
             f"doc_id {doc!r} twice for need {qid!r} (first on line {text.line(first)})",
         )
     names = [str(need) for need in dictionary.to_pylist()]
-    return RunColumns(names, need_codes, docs, doc_hash, scores, rank, tag, warnings)
+    return Run(names, need_codes, docs, doc_hash, scores, rank, tag, warnings)
 
 
 def header_warning(name: str, header: str) -> str:

@@ -11,15 +11,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import numpy as np
-
-if TYPE_CHECKING:
-    import pyarrow as pa
-
-# pyarrow is imported by the functions that take Arrow columns, not here: run_starts
-# (numpy only) serves the small-file path, which never loads pyarrow.
+import pyarrow as pa
 
 
 def to_numpy(
@@ -32,8 +27,6 @@ def to_numpy(
     one by one: 0.13-0.16 s against 0.02 s for a 7M-row float64 column of 14
     chunks (pyarrow 26). ``dtype`` is the numpy type of the column's values.
     """
-    import pyarrow as pa
-
     if isinstance(column, pa.Array):
         return array_values(column, fill).astype(dtype, copy=False)
     out = np.empty(len(column), dtype)
@@ -49,8 +42,6 @@ def array_values(array: pa.Array, fill: float | None = None) -> np.ndarray:
     gives them) or as ``fill``: for integers and floats without nulls a read-only view of
     the buffer, as ``to_numpy`` gives too, but without importing pandas as it does (0.12-0.19
     s of a command that needs no pandas); other types through ``to_numpy``."""
-    import pyarrow as pa
-
     kind = array.type
     if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
         return array.to_numpy(zero_copy_only=False)
@@ -69,8 +60,6 @@ def array_values(array: pa.Array, fill: float | None = None) -> np.ndarray:
 def arrow_array(values: np.ndarray) -> pa.Array:
     """A numeric numpy array as an Arrow array over the same memory, without importing
     pandas as ``pa.array`` does."""
-    import pyarrow as pa
-
     values = np.ascontiguousarray(values)
     kind = pa.from_numpy_dtype(values.dtype)
     return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
@@ -84,8 +73,6 @@ def take(column: pa.ChunkedArray, rows: np.ndarray) -> pa.ChunkedArray:
     memory) even to pick a few thousand rows. Here each chunk gives its own
     rows; the picks are put back in the order asked for when that differs.
     """
-    import pyarrow as pa
-
     rows = np.asarray(rows, dtype=np.int64)
     if column.num_chunks <= 1 or len(rows) == 0:
         return column.take(arrow_array(rows))
@@ -126,8 +113,6 @@ def string_hash(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     unaligned big-endian word at the string's offset and masks the bytes past
     its end (ids hold no NUL byte, so zero padding is unambiguous).
     """
-    import pyarrow as pa
-
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     out = np.empty(sum(len(chunk) for chunk in chunks), np.uint64)  # no concatenated copy
     starts = np.cumsum([0] + [len(chunk) for chunk in chunks]).tolist()
@@ -266,8 +251,7 @@ def span_hash(
     data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, padded: np.ndarray | None = None
 ) -> np.ndarray:
     """:func:`string_hash` of the byte spans ``data[start : start + length]`` (uint8
-    ``data``, no NUL byte in a span): the Arrow columns' hash, and the small-file
-    reader's, which hashes fields where they lie in the file. ``padded``: ``data``
+    ``data``, no NUL byte in a span): the Arrow columns' hash for ids of mixed lengths. ``padded``: ``data``
     followed by at least 8 zeros, when the caller has such a copy (else one is made)."""
     end = len(data)
     if padded is None or len(padded) < end + 8:
@@ -355,8 +339,7 @@ def run_starts(values: np.ndarray) -> np.ndarray:
 
 
 def all_distinct(values: np.ndarray) -> bool:
-    """Whether no value occurs twice: a sort and one comparison of neighbours
-    (``np.unique`` imports ``numpy.ma``, 20 ms of a small run's 0.15 s)."""
+    """Whether no value occurs twice: a sort and one comparison of neighbours."""
     ordered = np.sort(values)
     return not bool(np.any(ordered[1:] == ordered[:-1]))
 

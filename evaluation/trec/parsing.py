@@ -236,10 +236,8 @@ def _regular_layout(data: bytes, delimiter: bytes, ncols: int, header: bool = Fa
 
 # A regular file is checked and parsed this many bytes at a time (cut after a newline):
 # a mapped file's pages are let go once their piece is parsed, so the file and its table
-# are never both resident (a file checked whole, then parsed in one call, costs its own
-# size again at the peak). Two pieces are resident at once (the next one is checked while
-# this one is parsed); 32 MB keeps the scoring worker's peak, whose parse is its
-# high-water, lower than 64 MB does, at no cost in the command line's time.
+# are never both resident. Two pieces are resident at once (the next one is checked while
+# this one is parsed).
 PARSE_PIECE = 32 << 20
 
 

@@ -29,15 +29,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-import numpy as np
-import pandas as pd
-
-from evaluation.trec.columnar import (
-    QrelsColumns,
-    header_warning,
-    read_qrels_columns,
-    read_run_columns,
-)
+from evaluation.trec.columnar import Run, header_warning, read_qrels, read_run
 from evaluation.trec.columns import first_fields
 from evaluation.trec.parsing import (
     _RUN,
@@ -56,110 +48,12 @@ __all__ = [
     "TrecFormatError",
     "check_run",
     "check_run_head",
-    "qrels_frame",
     "read_qrels",
     "read_run",
 ]
 
 
-@dataclass
-class Run:
-    """A parsed run.
-
-    ``frame`` has one row per run line, in file order: ``need_id``
-    (categorical), ``doc_id`` (str), ``score`` (float64) and ``rank`` (float64,
-    the file's rank column, NaN if it is not numeric; only used to warn).
-    ``tag`` is the tag of the last line (trec_eval's ``runid``).
-    """
-
-    frame: pd.DataFrame
-    tag: str
-    warnings: list[str] = field(default_factory=list)
-    # (the doc_id column as read, its 64-bit hashes): kept for the qrels join
-    _doc_hash: tuple[object, np.ndarray] | None = field(default=None, repr=False, compare=False)
-
-    def doc_hashes(self) -> np.ndarray | None:
-        """The 64-bit hashes of ``frame.doc_id`` computed while reading, or None
-        when the column is no longer the one read (replaced, edited, reordered)."""
-        if self._doc_hash is None or "doc_id" not in self.frame.columns:
-            return None
-        column, hashes = self._doc_hash
-        return hashes if _arrow_data(self.frame["doc_id"]) is column else None
-
-
-def _arrow_data(column: pd.Series) -> object:
-    """The Arrow data behind a pandas column (the same object until the column
-    changes: Arrow arrays are immutable), or None for a column not backed by Arrow."""
-    to_arrow = getattr(column.array, "__arrow_array__", None)
-    return to_arrow() if to_arrow is not None else None
-
-
 # ------------------------------------------------------------------------- public
-
-
-def read_qrels(
-    source: Source, name: str | None = None, max_bytes: int | None = None
-) -> pd.DataFrame:
-    """Read qrels ``need_id iteration doc_id relevance`` (plain or gzipped).
-
-    Returns a DataFrame with ``need_id`` (str), ``doc_id`` (str) and
-    ``relevance`` (int64), in file order. Raises :class:`TrecFormatError` for
-    an empty or binary file, a line longer than 10,000 characters, a line
-    without exactly four fields, a relevance that is not an integer (or not a
-    64-bit one), a doc_id judged twice for one need, or content (decompressed)
-    over ``max_bytes`` (None: no limit), refused while decompressing.
-
-    >>> read_qrels(b"q1 0 d1 1\\nq1 0 d2 0\\n").relevance.tolist()
-    [1, 0]
-    """
-    return qrels_frame(read_qrels_columns(source, name, max_bytes))
-
-
-def qrels_frame(columns: QrelsColumns) -> pd.DataFrame:
-    """:func:`read_qrels`'s frame of the columns that
-    :func:`~evaluation.trec.columnar.read_qrels_columns` gave."""
-    return pd.DataFrame(
-        {
-            "need_id": pd.Series(columns.need, dtype="str").array,
-            "doc_id": pd.Series(columns.doc, dtype="str").array,
-            "relevance": columns.relevance,
-        }
-    )
-
-
-def read_run(source: Source, name: str | None = None, max_bytes: int | None = None) -> Run:
-    """Read a run ``need_id Q0 doc_id rank score tag`` (plain or gzipped).
-
-    Fields after the sixth are ignored (as trec_eval does). Raises
-    :class:`TrecFormatError` for an empty or binary file, a line longer than
-    10,000 characters, fewer than six fields, a score that is not a number or
-    not finite, a doc_id twice for one need, or content (decompressed) over
-    ``max_bytes`` (None: no limit), refused while decompressing. Warns (``Run.warnings``) when
-    the lines carry more than one tag; the run's ``tag`` is the last line's. Line 1 may
-    be a header (``qid Q0 docno rank score tag``: a score that is no number, on line 1
-    only, see :func:`~evaluation.trec.parsing.run_header`): it is skipped with a warning.
-
-    >>> read_run(b"q1 Q0 d1 1 2.5 bm25\\n").frame.score.tolist()
-    [2.5]
-    """
-    lines = read_run_columns(source, name, max_bytes)
-    frame = pd.DataFrame(
-        {
-            "need_id": pd.Categorical.from_codes(
-                lines.need,
-                categories=pd.Index(lines.needs, dtype="str"),
-                validate=False,  # codes of the column's own dictionary
-            ),
-            "doc_id": pd.Series(lines.doc, dtype="str").array,
-            "score": lines.score,
-            "rank": lines.rank,
-        },
-        copy=False,  # not one copy of score and rank as a 2-D block: 112 MB at 7M lines
-    )
-    column = _arrow_data(frame["doc_id"])
-    return Run(
-        frame, lines.tag, lines.warnings, None if column is None else (column, lines.doc_hash)
-    )
 
 
 # The head check holds at most this much: 1,000 content lines of the longest allowed

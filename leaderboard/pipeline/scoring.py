@@ -21,16 +21,14 @@ import numpy as np
 import pandas as pd
 from django.conf import settings
 from django.db import DatabaseError, connections, transaction
-from django.db.models import F, Max
 from django.utils import timezone
 
 from evaluation.measures import evaluate, relevant_ranks, stored_requests
-from evaluation.memory import TRIM_LINES, arrow_on_the_heap, give_back_freed, scoring_a_large_run
 from evaluation.trec import TrecFormatError, read_qrels
-from evaluation.trec.columnar import needs_present, read_run_columns
-from leaderboard.models import Benchmark, Judgments, MeasureVector, Result, Submission
+from evaluation.trec.columnar import needs_present, read_run
+from leaderboard.models import Judgments, MeasureVector, Result, Submission
 from leaderboard.pipeline.coverage import coverage_warnings
-from leaderboard.pipeline.files import StorageUnavailable, local_copy, max_uncompressed_bytes
+from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
 
 log = logging.getLogger(__name__)
 
@@ -42,41 +40,6 @@ def _qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> p
     storage = Judgments._meta.get_field("file").storage
     with local_copy((storage, stored_name)) as path:
         return read_qrels(path, name=name, max_bytes=max_bytes)
-
-
-def read_ahead_judgments(limit: int) -> list[str]:
-    """Read the latest judgments of up to ``limit`` benchmarks open for submissions (the
-    most recently submitted to first; no more than the cache holds) into this process's
-    cache, so the first run a fresh worker scores does not wait for them (700,000
-    judgments: 0.1-0.2 s from local disk, within the bench's noise; more from a bucket,
-    whose file is downloaded first). Returns the benchmarks' slugs.
-
-    A file that cannot be read now is logged and skipped: the first run scored against
-    it reads it again and fails with the reason, as it did before.
-    """
-    limit = min(limit, _qrels_cached.cache_info().maxsize or 0)
-    if limit <= 0:
-        return []
-    benchmarks = (
-        Benchmark.objects.filter(is_open=True, judgments__isnull=False)
-        .annotate(last_run=Max("submissions__created"))
-        .order_by(F("last_run").desc(nulls_last=True), "-created")[:limit]
-    )
-    read = []
-    # Arrow on glibc's heap, and the heap's free pages handed back after: a process that
-    # forks passes on every resident page, and the parse's freed buffers would be ~70 MB
-    # more of them for 700,000 judgments (the frames themselves are 26 MB).
-    with arrow_on_the_heap():
-        for benchmark in benchmarks:
-            judgments = benchmark.latest_judgments
-            try:
-                load_qrels(judgments)
-            except (TrecFormatError, OSError, ValueError, StorageUnavailable) as error:
-                log.warning("judgments of %s not read ahead: %s", benchmark.slug, error)
-            else:
-                read.append(benchmark.slug)
-    give_back_freed(TRIM_LINES)
-    return read
 
 
 def display_name(stored) -> str:
@@ -99,36 +62,30 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     """
     benchmark = submission.benchmark
     started = time.perf_counter()
-    # As the command line scores a large run: no huge-page stalls, freed arrays reused,
-    # Arrow on the same heap (not mimalloc's pool, which kept the parse's ~200 MB apart),
-    # and the heap handed back after: a large run's task then keeps up with the command line
-    with scoring_a_large_run():
-        qrels = load_qrels(judgments)
-        with local_copy(submission.file) as path:  # from the bucket: a temporary copy
-            # the reader's columns, not a frame: evaluate scores them as they are
-            run = read_run_columns(
-                path, name=display_name(submission), max_bytes=max_uncompressed_bytes()
-            )
-        read = time.perf_counter()
-        run_needs, run_warnings = needs_present(run), run.warnings
-        # Handed over, not kept: evaluate lets the run's columns go once it has ordered
-        # them, before the measures (the 7M-line run's peak is ~300 MB lower).
-        handed_over = [run]
-        del run
-        # Every measure of the catalog (and the benchmark's own cutoffs): the leaderboard
-        # ranks by any of them without rescoring.
-        evaluation = evaluate(
-            qrels,
-            handed_over.pop(),
-            stored_requests(benchmark.catalog_measures()),
-            relevance_level=benchmark.relevance_level,
-            max_depth=benchmark.max_depth,
-            complete=True,
-            interpolation=benchmark.interpolation,
-        )
-        per_need = evaluation.per_need
-        ranks = relevant_ranks(evaluation.ranking)  # same flags: reuse the ordering
-        evaluation.ranking = None  # the ordered run (7M rows) goes before the heap goes back
+    qrels = load_qrels(judgments)
+    with local_copy(submission.file) as path:  # from the bucket: a temporary copy
+        # the reader's columns, not a frame: evaluate scores them as they are
+        run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
+    read = time.perf_counter()
+    run_needs, run_warnings = needs_present(run), run.warnings
+    # Handed over, not kept: evaluate lets the run's columns go once it has ordered
+    # them, before the measures (the 7M-line run's peak is ~300 MB lower).
+    handed_over = [run]
+    del run
+    # Every measure of the catalog (and the benchmark's own cutoffs): the leaderboard
+    # ranks by any of them without rescoring.
+    evaluation = evaluate(
+        qrels,
+        handed_over.pop(),
+        stored_requests(benchmark.catalog_measures()),
+        relevance_level=benchmark.relevance_level,
+        max_depth=benchmark.max_depth,
+        complete=True,
+        interpolation=benchmark.interpolation,
+    )
+    per_need = evaluation.per_need
+    ranks = relevant_ranks(evaluation.ranking)  # same flags: reuse the ordering
+    evaluation.ranking = None  # the ordered run (7M rows) is not kept while storing
     per_need = per_need.reindex(judgments.need_ids) if judgments.need_ids else per_need
     num_rel = per_need["num_rel"].astype(np.int64)
     covered = coverage_warnings(display_name(submission), run_needs, list(per_need.index))

@@ -9,8 +9,6 @@ status, the participant's own runs and what the owner may do to one
   (the API's submit endpoint calls it too, so both refuse the same files for the same
   reasons and share the daily limit).
 - ``owners``: the owner's edit, hide/unhide and withdraw pages (thin: the model acts).
-- ``middleware``: ``LargeBodyMiddleware``, first in the chain: a request body larger than
-  Django keeps in memory is received with glibc's heap top padded (no page faults per piece).
 - ``handlers``: the upload handlers (settings' ``FILE_UPLOAD_HANDLERS``): 1 MB pieces, a
   file spooled to disk hashed on a thread as it arrives.
 

@@ -22,7 +22,7 @@ from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256
 from leaderboard.pipeline.tasks import queue_scoring
 from leaderboard.reading.visibility import visible_submission
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, SubmissionForm, max_upload_bytes
-from leaderboard.uploads.middleware import content_length, request_started
+from leaderboard.uploads.middleware import request_started
 
 STORE_DOWN = (
     "The file store is not answering right now, so your run was not stored (nothing "
@@ -237,3 +237,11 @@ def my_submissions(request: HttpRequest) -> HttpResponse:
         value = result.summary.get(submission.benchmark.primary_measure) if result else None
         rows.append({"submission": submission, "value": value})
     return render(request, "leaderboard/my_submissions.html", {"rows": rows})
+
+
+def content_length(request: HttpRequest) -> int:
+    """The request's declared body size in bytes; 0 when absent or not a number."""
+    try:
+        return max(int(request.META.get("CONTENT_LENGTH") or 0), 0)
+    except ValueError:
+        return 0

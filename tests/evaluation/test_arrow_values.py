@@ -3,9 +3,6 @@ exchanged without pandas, the same values pyarrow's own conversions give."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
@@ -45,21 +42,3 @@ def test_arrow_array_shares_the_numpy_memory_and_types():
     assert array.type == pa.int64() and array.to_pylist() == [0, 3, 6, 9, 12]
     assert arrow_array(values[::2]).to_pylist() == [0, 6, 12]  # a strided view is copied
     assert arrow_array(np.array([1.5], np.float32)).type == pa.float32()
-
-
-def test_none_of_them_imports_pandas():
-    code = (
-        "import sys, numpy as np, pyarrow as pa\n"
-        "from evaluation.trec.columns import array_values, arrow_array, to_numpy\n"
-        "valid = pa.py_buffer(np.array([0b101], np.uint8))\n"  # 1, null, 3
-        "data = pa.py_buffer(np.array([1, 0, 3], np.int64))\n"
-        "a = pa.Array.from_buffers(pa.int64(), 3, [valid, data], null_count=1)\n"
-        "before = 'pandas' in sys.modules\n"
-        "assert array_values(a, fill=-1).tolist() == [1, -1, 3]\n"
-        "assert np.isnan(array_values(a)[1])\n"
-        "assert to_numpy(pa.chunked_array([a, a]), np.int64, -1).tolist() == [1, -1, 3] * 2\n"
-        "assert arrow_array(np.arange(3)).to_pylist() == [0, 1, 2]\n"
-        "print(before, 'pandas' in sys.modules)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["False", "False"]

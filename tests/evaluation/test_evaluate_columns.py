@@ -1,6 +1,6 @@
-"""``evaluate`` given a reader's columns (``read_run_columns``, as the scoring worker
-reads a run) against ``evaluate`` given the run's frame (``read_run``): the same
-evaluation, value for value, on generated inputs, and the same errors."""
+"""``evaluate`` given a :class:`~evaluation.trec.Run` (as the command line and the
+scoring worker read it) against ``evaluate`` given the run's frame: the same evaluation,
+value for value, on generated inputs, and the same errors."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from evaluation.measures.evaluation import NeedWithoutRun, evaluate, relevant_ranks
-from evaluation.trec.columnar import needs_present, read_run_columns
+from evaluation.trec.columnar import needs_present
 from evaluation.trec.readers import read_qrels, read_run
-from tests.evaluation.test_small import collections
+from tests.evaluation.texts import collections
 
 # evaluate's keyword arguments, as the command line's flags set them
 OPTIONS = [
@@ -46,34 +46,32 @@ def _outcome(qrels, reader, path, options):
 
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 @given(collections(), st.sampled_from(OPTIONS))
-def test_columns_evaluate_as_the_frame_does(tmp_path_factory, collection, options):
+def test_a_run_evaluates_as_its_frame_does(tmp_path_factory, collection, options):
     folder = tmp_path_factory.mktemp("columns")
     (folder / "qrels.txt").write_text(collection[0])
     (folder / "run.txt").write_text(collection[1])
     assume(collection[0].strip())  # no judgments at all: read_qrels refuses the file
     qrels = read_qrels(folder / "qrels.txt")
-    by_frame, frame_error = _outcome(qrels, read_run, folder / "run.txt", options)
-    handed: list = []
-
-    def read_columns(path):
-        handed.append(read_run_columns(path))
-        return handed[-1]
-
-    by_columns, columns_error = _outcome(qrels, read_columns, folder / "run.txt", options)
-    assert columns_error == frame_error
+    run = read_run(folder / "run.txt")
+    by_run, run_error = _outcome(qrels, lambda path: read_run(path), folder / "run.txt", options)
+    by_frame, frame_error = _outcome(
+        qrels, lambda path: run.frame.assign(tag=run.tag), folder / "run.txt", options
+    )
+    assert run_error == frame_error
     if frame_error is not None:
         return
-    pd.testing.assert_frame_equal(by_columns[0], by_frame[0], check_exact=True)
-    ranks_columns, ranks_frame = by_columns[1].pop("ranks"), by_frame[1].pop("ranks")
-    pd.testing.assert_frame_equal(ranks_columns, ranks_frame, check_exact=True)
-    assert by_columns[1] == by_frame[1]
-    assert handed[0].doc is None and handed[0].score is None  # handed over: emptied
+    pd.testing.assert_frame_equal(by_run[0], by_frame[0], check_exact=True)
+    ranks_run, ranks_frame = by_run[1].pop("ranks"), by_frame[1].pop("ranks")
+    pd.testing.assert_frame_equal(ranks_run, ranks_frame, check_exact=True)
+    # the reader's warnings (a header, several tags) come with the run, not its frame
+    assert by_run[1].pop("warnings") == run.warnings + by_frame[1].pop("warnings")
+    assert by_run[1] == by_frame[1]
 
 
 def test_the_needs_present_are_those_with_lines(tmp_path):
     run = tmp_path / "run.txt"
     run.write_text("b Q0 d1 1 2 t\na Q0 d1 1 2 t\nb Q0 d2 2 1 t\n")
-    columns = read_run_columns(run)
+    columns = read_run(run)
     assert sorted(needs_present(columns)) == ["a", "b"]
     columns.need = columns.need[columns.need == columns.needs.index("b")]
     assert needs_present(columns) == ["b"]
@@ -84,4 +82,4 @@ def test_a_run_with_no_judged_need_is_refused_as_the_frame_is(tmp_path):
     (tmp_path / "run.txt").write_text("q9 Q0 d1 1 2 t\n")
     qrels = read_qrels(tmp_path / "qrels.txt")
     with pytest.raises(ValueError, match="no need has both run lines and judgments"):
-        evaluate(qrels, read_run_columns(tmp_path / "run.txt"))
+        evaluate(qrels, read_run(tmp_path / "run.txt"))

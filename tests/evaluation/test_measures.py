@@ -323,27 +323,6 @@ def test_judged_lookup_exact_whatever_the_candidate_table_says(monkeypatch):
     assert crowded.summary == normal.summary and normal.summary["num_rel_ret"] > 0
 
 
-def test_run_hashes_reused_only_while_the_doc_column_is_the_one_read(tmp_path):
-    """A Run lends the doc-id hashes of its reading to the qrels join; after the
-    frame's doc ids change, they are not used (and the scores follow the edit)."""
-    from evaluation.trec.columns import string_hash
-
-    qrels = qrels_of([("q", "a", 1), ("q", "z", 1)])
-    path = tmp_path / "run.txt"
-    path.write_bytes(b"q Q0 a 1 3.0 t\nq Q0 b 2 2.0 t\nq Q0 c 3 1.0 t\n")
-    run = read_run(path)
-    kept = run.doc_hashes()
-    np.testing.assert_array_equal(kept, string_hash(pa_strings(["a", "b", "c"])))
-    assert evaluate(qrels, run, ["num_rel_ret"]).summary["num_rel_ret"] == 1
-    run.frame.loc[1, "doc_id"] = "z"
-    assert run.doc_hashes() is None
-    assert evaluate(qrels, run, ["num_rel_ret"]).summary["num_rel_ret"] == 2
-    run = read_run(path)
-    run.frame = run.frame.iloc[::-1].reset_index(drop=True)
-    assert run.doc_hashes() is None
-    assert evaluate(qrels, run, ["P.1"]).summary["P_1"] == 1.0
-
-
 def _whole_run_order(need, score, docs):
     """The ordering as it was before need blocks were sorted one by one: one argsort of
     all lines by score, one stable sort by need, then the tie groups by doc id."""
@@ -408,7 +387,7 @@ def _disagrees_whole(need, score, file_rank, order):
 
 @pytest.mark.parametrize("slice_lines", [1, 2, 3, 7, 1 << 20])
 def test_rank_column_check_in_slices_agrees_with_the_whole_check(monkeypatch, slice_lines):
-    """ordered_lines checks the file's rank column against the scores a slice of the
+    """ordered_ranks checks the file's rank column against the scores a slice of the
     order at a time; a disagreement anywhere (at a slice's edge too) is found, ties may
     carry their ranks in any order, and a lower score at a new need is no disagreement."""
     from evaluation.measures import ranking
@@ -427,7 +406,7 @@ def test_rank_column_check_in_slices_agrees_with_the_whole_check(monkeypatch, sl
             i, j = rng.integers(0, size, 2)
             ranks[[i, j]] = ranks[[j, i]]
         expected = _disagrees_whole(need, score, ranks, order)
-        _, _, _, disagrees, _ = ranking.ordered_lines(need, score, docs, ranks, None)
+        _, _, disagrees, _ = ranking.ordered_ranks(order, need, score, ranks, None)
         assert disagrees == expected
         if trial % 2 == 0:
             assert not disagrees

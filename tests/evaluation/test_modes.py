@@ -12,8 +12,6 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from evaluation.measures import (
     MODES,
@@ -23,7 +21,6 @@ from evaluation.measures import (
     relevant_ranks,
 )
 from evaluation.measures.interpolation import recall_cutoff
-from evaluation.measures.levels import exact_fraction
 
 # (level, R) -> n for exact, trec_eval-9, trec_eval-10
 CUTOFFS = {
@@ -168,15 +165,3 @@ def test_gm_summaries_use_the_c_librarys_log_and_exp():
         for value in result.per_need[base]:
             total += math.log(max(value, 0.00001))
         assert result.summary[name] == math.exp(total / 17), name
-
-
-@given(
-    st.one_of(
-        st.from_regex(r"\A[0-9]{0,4}\.?[0-9]{0,6}\Z").filter(lambda t: any(c.isdigit() for c in t)),
-        st.sampled_from(["1e-1", "+0.5", " 0.3 ", "-0.1", "2.5E-1", "0.1_0"]),
-    )
-)
-def test_levels_read_as_exact_fractions(level):
-    """The plain-decimal reader (no ``fractions`` import on a small run) gives the exact
-    fraction :class:`fractions.Fraction` gives, and the other texts go to Fraction."""
-    assert Fraction(*exact_fraction(level)) == Fraction(level)

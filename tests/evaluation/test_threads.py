@@ -4,6 +4,8 @@ thread prints, and an error on the second thread is raised on the caller's."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,10 +13,29 @@ from hypothesis import strategies as st
 import evaluation.measures.ranking as ranking
 import evaluation.trec.columns as columns
 import evaluation.trec.parsing as parsing
-import evaluation.trec.plain as plain
-import evaluation.trec.small as small
+from evaluation.__main__ import main
+from tests.evaluation.texts import collections
 
-from .test_small import FLAGS, SUITE, cli, collections
+SUITE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "trec_eval-suite"
+
+FLAGS = [
+    [],
+    ["-q"],
+    ["-q", "-c"],
+    ["-q", "-m", "all_trec"],
+    ["-q", "-c", "-m", "all_trec", "-l", "2"],
+    ["-q", "-M", "3", "-m", "all_trec"],
+    ["-q", "-c", "-M", "0", "-m", "official"],
+    ["-q", "-m", "all_trec", "--interpolation", "trec_eval-9", "-c"],
+    ["-q", "-m", "all_trec", "--interpolation", "trec_eval-10"],
+    ["-q", "-m", "nDCG@10", "-m", "RR@10", "-m", "Judged@5", "-m", "relstring"],
+]
+
+
+def cli(capsys, args: list[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
@@ -22,7 +43,7 @@ from .test_small import FLAGS, SUITE, cli, collections
 def test_work_on_two_threads_prints_what_one_thread_prints(
     capsys, monkeypatch, tmp_path_factory, collection, flags, slice_lines
 ):
-    """Generated files by the general readers (large-file path), once as they come and once
+    """Generated files scored once as they come and once
     cut into pieces of a few lines (each piece a chunk of every column, the next piece's
     check on a thread) with every split taken from one row up on two CPUs (the measures
     computed two at a time included)."""
@@ -33,8 +54,6 @@ def test_work_on_two_threads_prints_what_one_thread_prints(
     run.write_text(run_text)
     args = [*flags, str(qrels), str(run)]
     with monkeypatch.context() as patch:
-        patch.setattr(small, "SMALL_BYTES", -1)  # the general readers
-        patch.setattr(plain, "PLAIN_BYTES", -1)  # (not the numpy-free path, which has none)
         patch.setattr(columns, "THREAD_ROWS", 1 << 60)  # nothing split
         alone = cli(capsys, args)
         patch.setattr(columns, "THREAD_ROWS", 1)
@@ -77,7 +96,6 @@ def test_a_bad_measure_fails_the_same_when_measures_go_two_at_a_time(capsys, mon
         str(SUITE / "results.test"),
     ]
     with monkeypatch.context() as patch:
-        patch.setattr(plain, "PLAIN_BYTES", -1)
         patch.setattr(columns, "THREAD_ROWS", 1 << 60)
         alone = cli(capsys, args)
         patch.setattr(columns, "THREAD_ROWS", 1)

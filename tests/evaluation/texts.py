@@ -1,6 +1,5 @@
-"""Generated TREC texts for the tests that compare the command line's paths byte for byte
-(``test_small.py``, ``test_plain.py``): need and doc ids, the score and rank texts the
-readers must read alike, and the files written for one example."""
+"""Generated TREC texts for the property tests: need and doc ids, the score and rank
+texts, whole (qrels, run) collections, and the files written for one example."""
 
 from __future__ import annotations
 
@@ -24,3 +23,35 @@ def written(tmp_path_factory, collection: tuple[str, str], prefix: str) -> tuple
     qrels.write_text(collection[0])
     run.write_text(collection[1])
     return qrels, run
+
+
+blanks = st.sampled_from([" ", "\t", "  ", " \t "])
+
+
+@st.composite
+def collections(draw):
+    """Qrels and run text: needs out of order and unjudged, ties, negative and graded
+    judgments, two tags, irregular blanks, an unterminated last line."""
+    needs = draw(st.lists(ids, min_size=1, max_size=5, unique=True))
+    docs = draw(st.lists(ids, min_size=1, max_size=25, unique=True))
+    qrels, run = [], []
+    for need in needs:
+        judged = draw(st.lists(st.sampled_from(docs), unique=True, max_size=len(docs)))
+        for doc in judged:
+            qrels.append(f"{need} 0 {doc} {draw(st.sampled_from(['-1', '0', '1', '2', '3']))}")
+        if draw(st.booleans()) or need == needs[0]:
+            for doc in draw(st.lists(st.sampled_from(docs), unique=True, max_size=len(docs))):
+                run.append((need, doc))
+    for need in draw(st.lists(ids, max_size=2)):  # needs without judgments
+        run.append((need, draw(st.sampled_from(docs))))
+    run = list(dict.fromkeys(run)) or [(needs[0], docs[0])]
+    if draw(st.booleans()):
+        run = draw(st.permutations(run))
+    sep = draw(blanks) if draw(st.booleans()) else " "
+    tags = draw(st.sampled_from([["t"], ["t", "u"]]))
+    lines = [
+        sep.join([need, "Q0", doc, draw(numbers), draw(numbers), draw(st.sampled_from(tags))])
+        for need, doc in run
+    ]
+    end = draw(st.sampled_from(["\n", ""]))
+    return "\n".join(qrels) + "\n", "\n".join(lines) + end

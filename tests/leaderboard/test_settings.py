@@ -412,33 +412,6 @@ def test_bad_storage_settings_refuse_to_start_with_a_clear_message(env, message)
     assert f"ImproperlyConfigured: {message}" in result.stderr
 
 
-def test_a_scoring_worker_keeps_a_warm_heap_where_compose_says():
-    """WORKER_HEAP_MB: each pool process (worker_process_init) touches and keeps that
-    much heap; docker-compose gives it to the workers that score, not the web process."""
-    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
-    assert services["worker"]["environment"]["WORKER_HEAP_MB"] == 640
-    assert services["score-worker"]["environment"]["WORKER_HEAP_MB"] == 640
-    assert "WORKER_HEAP_MB" not in services["web"]["environment"]
-    assert services["worker"]["environment"]["CELERY_BROKER_URL"]  # the shared ones too
-    child = (
-        "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='leaderboard.settings';"
-        " django.setup(); from celery.signals import worker_process_init;"
-        " from evaluation import memory\n"
-        "def anon():\n"
-        "    return next(int(l.split()[1]) // 1024 for l in open('/proc/self/status')"
-        " if l.startswith('RssAnon:'))\n"
-        "before = anon(); worker_process_init.send(sender=None)\n"
-        "print(memory._heap_kept, anon() - before)"
-    )
-    for heap, kept in (("96", "True"), ("0", "False")):
-        result = run_python(child, {**os.environ, "WORKER_HEAP_MB": heap})
-        flag, grown = result.stdout.split()
-        assert flag == kept, result.stderr
-        assert (int(grown) >= 90) == (kept == "True")
-    refused = celery_limits(WORKER_HEAP_MB="-1")
-    assert "WORKER_HEAP_MB must be at least 0 MB, got -1" in refused.stderr
-
-
 def test_the_web_process_builds_its_celery_tasks_when_it_starts():
     """leaderboard.wsgi finalizes the Celery app: the first upload's message does not."""
     result = run_python(

@@ -50,12 +50,12 @@ def test_scoring_lets_the_run_go_before_the_measures(library, participant, monke
     import weakref
 
     from evaluation.measures import evaluation as engine
-    from evaluation.trec.columnar import read_run_columns
+    from evaluation.trec.columnar import read_run
 
     held, freed, events = [], [], []
 
     def reading(*args, **kwargs):
-        run = read_run_columns(*args, **kwargs)
+        run = read_run(*args, **kwargs)
         held.extend([weakref.ref(run), weakref.ref(run.score), weakref.ref(run.doc_hash)])
         events.append("read")
         return run
@@ -66,7 +66,7 @@ def test_scoring_lets_the_run_go_before_the_measures(library, participant, monke
         return real(*args, **kwargs)
 
     real = engine.score_ranking
-    monkeypatch.setattr(scoring, "read_run_columns", reading)
+    monkeypatch.setattr(scoring, "read_run", reading)
     monkeypatch.setattr(engine, "score_ranking", measuring)
     run = make_run(library, participant, "B", (DEMO / "run-B.txt").read_bytes())
     assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
@@ -74,48 +74,6 @@ def test_scoring_lets_the_run_go_before_the_measures(library, participant, monke
     run.refresh_from_db()
     assert round(run.current_result().summary["map"], 3) == 0.740
     assert run.warnings == []
-
-
-def test_scoring_runs_as_the_command_line_does_and_gives_the_heap_back(
-    library, participant, monkeypatch
-):
-    """The worker reads and scores without numpy's huge-page requests (compaction stalls)
-    and with glibc's heap kept for reuse, Arrow allocating from it, as the command line
-    does; all are restored and the freed heap handed back when the run is stored (the
-    worker lives on)."""
-    import numpy._core.multiarray as multiarray
-    import pyarrow as pa
-
-    from evaluation import memory
-    from evaluation.measures import evaluation as engine
-
-    seen, trimmed = [], []
-
-    def measuring(*args, **kwargs):
-        seen.append(multiarray._get_madvise_hugepage())
-        seen.append(pa.default_memory_pool().backend_name)  # Arrow on glibc's heap
-        return real(*args, **kwargs)
-
-    def giving_back(lines):
-        trimmed.append(lines)
-        return real_give_back(lines)
-
-    real, real_give_back = engine.score_ranking, memory.give_back_freed
-    monkeypatch.setattr(engine, "score_ranking", measuring)
-    monkeypatch.setattr(memory, "give_back_freed", giving_back)
-    before = multiarray._set_madvise_hugepage(True)
-    pool_before = pa.default_memory_pool().backend_name
-    try:
-        run = make_run(library, participant, "B", (DEMO / "run-B.txt").read_bytes())
-        assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
-        assert multiarray._get_madvise_hugepage() is True  # restored
-        assert pa.default_memory_pool().backend_name == pool_before
-    finally:
-        multiarray._set_madvise_hugepage(before)
-    assert seen == [False, "system"]
-    assert trimmed == [memory.TRIM_LINES]  # once, at the end, whatever the run's size
-    run.refresh_from_db()
-    assert round(run.current_result().summary["map"], 3) == 0.740
 
 
 def test_a_second_task_for_the_same_run_does_nothing(library, participant):

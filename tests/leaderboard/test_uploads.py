@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import gzip
 import hashlib
@@ -276,33 +275,3 @@ def test_log_out_and_password_change(client, participant):
     login = {"username": "alice", "password": "n3w-long-pass-phrase"}
     assert client.post("/accounts/login/", login).status_code == 302
     assert client.get("/accounts/runs/").status_code == 200
-
-
-def test_a_large_body_is_received_with_the_heap_top_padded(
-    client, library, participant, monkeypatch, settings
-):
-    """LargeBodyMiddleware: a body over FILE_UPLOAD_MAX_MEMORY_SIZE is parsed, by the
-    CSRF check or the view, inside ``heap_top_padded``; a small one is not. First in the
-    chain, since whatever reads request.POST first parses the body."""
-    from evaluation import memory
-    from leaderboard.uploads import middleware
-
-    parsed_inside = []
-
-    @contextlib.contextmanager
-    def recording():
-        with memory.heap_top_padded():
-            parsed_inside.append("entered")
-            yield
-            parsed_inside.append("left")
-
-    monkeypatch.setattr(middleware, "heap_top_padded", recording)
-    assert settings.MIDDLEWARE[0] == "leaderboard.uploads.middleware.LargeBodyMiddleware"
-    client.force_login(participant)
-    assert post_run(client, RUN_B, "small.txt", run_name="small").status_code == 302
-    assert parsed_inside == []  # 1 KB: held in memory, nothing to pad
-    lines = b"".join(b"x%d Q0 d%d 1 1.5 system-B\n" % (i, i) for i in range(120_000))
-    response = post_run(client, RUN_B + lines, "big.txt", run_name="big")
-    assert response.status_code == 302
-    assert parsed_inside == ["entered", "left"]
-    assert Submission.objects.get(run_name="big").size == len(RUN_B + lines)
