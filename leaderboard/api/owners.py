@@ -4,7 +4,8 @@ show it again, withdraw it.
 The same semantics as the run's pages (``leaderboard/uploads/owners.py``): the model
 does the work and checks the owner (``Submission.edit``, ``set_hidden``, ``withdraw``);
 a run the caller may not see is a 404, one they see but do not own a 403; a withdrawn
-run is kept as it was (400), except that withdrawing it again answers it as it is.
+run is kept as it was (409: the request is well formed, the run's state refuses it),
+except that withdrawing it again answers it as it is.
 Hiding or showing a run that already is so changes nothing and answers the run; showing
 a run again queues the comparisons left untested while it was hidden. Every answer is
 the run, as ``GET`` gives it.
@@ -39,7 +40,7 @@ def owned_run(request: Request, submission_id: int) -> Submission:
 
 def kept_as_it_was(run: Submission) -> ApiError:
     return ApiError(
-        400,
+        409,
         f"Run {run.run_name} is withdrawn: it is kept as it was and cannot be changed.",
         {"status": run.status},
     )
@@ -92,7 +93,7 @@ def _schema(operation_id: str, summary: str, description: str):
         summary=summary,
         description=description,
         request=None,
-        responses={200: s.SubmissionSerializer, **errors(400, 401, 403, 404, 429)},
+        responses={200: s.SubmissionSerializer, **errors(401, 403, 404, 409, 429)},
     )
 
 
@@ -116,7 +117,7 @@ class Hide(OwnerAction):
     @_schema(
         "hideSubmission",
         "Hide one's own run from the public",
-        "Only its owner and the organizers see it then. A withdrawn run is a 400.",
+        "Only its owner and the organizers see it then. A withdrawn run is a 409.",
     )
     def post(self, request: Request, submission_id: int) -> Response:
         return super().post(request, submission_id)
@@ -129,7 +130,7 @@ class Unhide(OwnerAction):
         "unhideSubmission",
         "Show one's own hidden run to everyone again",
         "Queues its comparisons with the runs scored while it was hidden. A withdrawn run "
-        "is a 400.",
+        "is a 409.",
     )
     def post(self, request: Request, submission_id: int) -> Response:
         return super().post(request, submission_id)

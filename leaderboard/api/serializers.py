@@ -15,6 +15,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from evaluation.measures import stored_measures
 from leaderboard.models import Benchmark, Profile, Submission
 
 # --- Numbers -------------------------------------------------------------------------
@@ -295,12 +296,30 @@ class QuotaSerializer(serializers.Serializer):
 # --- Query strings of the comparisons ---------------------------------------------
 
 
+def measure_names() -> list[str]:
+    """The names the schema lists for ``?measure=``: trec_eval's name of every catalog
+    measure every run stores that has per-need values and is a score (no count such as
+    ``num_ret``, no summary-only ``gm_map``), so each one ranks a board and compares two
+    runs; a benchmark's significance matrix takes its tested measures only (a 400 names
+    them). The readers' labels (``nDCG@10``) are taken too but not listed: one name per
+    measure keeps the list, and the cases a schema-driven test sends, half as long."""
+    return [e.column for e in stored_measures() if e.per_need and not e.is_count]
+
+
+@extend_schema_field({"type": "string", "enum": measure_names()})
+class MeasureField(serializers.CharField):
+    """A measure's name, read by ``resolve`` (so the readers' labels, any case, and a
+    benchmark's own cutoffs such as ``RR@3`` are taken too); the schema lists the
+    catalog's trec_eval names."""
+
+
 class MeasureQuerySerializer(serializers.Serializer):
-    measure = serializers.CharField(
+    measure = MeasureField(
         required=False,
         max_length=100,
-        help_text="In either name system (`nDCG@10` or `ndcg_cut_10`); an unknown name is a 400 "
-        "whose `details.suggestions` lists close matches.",
+        help_text="trec_eval's name (`ndcg_cut_10`); the readers' label (`nDCG@10`) and a "
+        "benchmark's own cutoffs (`RR@3`) are taken too. An unknown name, or a count "
+        "(`num_ret`), is a 400 whose `details.suggestions` lists close matches.",
     )
 
 
