@@ -189,4 +189,6 @@ def test_schemathesis_finds_nothing_with_every_check(
     report.write_text(done.stdout + done.stderr)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert "No issues found" in done.stdout or " passed" in done.stdout, done.stdout[-3000:]
-    assert time.monotonic() - started < 120
+    # A guard against a run that grew without bound (the coverage phase sends every value of
+    # every enum), not a measurement: each variant takes 1-2 minutes on a shared 2-core host.
+    assert time.monotonic() - started < 150
