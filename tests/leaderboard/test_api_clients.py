@@ -172,7 +172,7 @@ def test_schemathesis_finds_nothing_with_every_check(
         str(tmp_path / "report"),
     ]
     if with_token:
-        _, raw = ApiToken.issue(owner, "schemathesis")
+        used, raw = ApiToken.issue(owner, "schemathesis")
         command += ["--header", f"Authorization: Bearer {raw}"]
     started = time.monotonic()
     done = subprocess.run(
@@ -189,6 +189,8 @@ def test_schemathesis_finds_nothing_with_every_check(
     report.write_text(done.stdout + done.stderr)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert "No issues found" in done.stdout or " passed" in done.stdout, done.stdout[-3000:]
+    if with_token:  # every operation was tried with a token that worked, to the end
+        assert ApiToken.objects.filter(pk=used.pk).exists(), f"token {used.pk} was revoked"
     # A guard against a run that grew without bound (the coverage phase sends every value of
     # every enum), not a measurement: each variant takes 1-2 minutes on a shared 2-core host.
     assert time.monotonic() - started < 150
