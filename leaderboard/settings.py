@@ -394,6 +394,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",  # served from this site: no CDN
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {"SubmissionStatus": "leaderboard.models.Submission.Status"},
+    "PREPROCESSING_HOOKS": ["leaderboard.api.schema.without_presigned_uploads"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "leaderboard.api.schema.path_examples",

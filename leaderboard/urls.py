@@ -73,4 +73,5 @@ urlpatterns = [
 # Errors answer JSON under /api/ (even a bug's 500) and the site's HTML pages elsewhere.
 handler400 = "leaderboard.api.errors.bad_request"
 handler403 = "leaderboard.api.errors.permission_denied"
+handler404 = "leaderboard.api.errors.page_not_found"
 handler500 = "leaderboard.api.errors.server_error"

@@ -152,6 +152,7 @@ def submit(client, args, path) -> int:
     board = client.board(args.benchmark)
     print(f"Run {run['run_name']} (id {run['id']}) is scored on {args.benchmark}:")
     _print_summary(run.get("summary") or {}, [board["primary_measure"], *board["shown_measures"]])
+    _print_warnings(run)
     print(run["page"])
     return 0
 
@@ -165,6 +166,7 @@ def status(client, args, path) -> int:
         print(run["failure_reason"])
     if run.get("summary"):
         _print_summary(run["summary"], list(SHOWN))
+    _print_warnings(run)
     return 0
 
 
@@ -272,6 +274,13 @@ def _print_summary(summary: dict, measures: list[str]) -> None:
     width = max((len(n) for n in names), default=0)
     for name in names:
         print(f"  {name:<{width}}  {_number(summary[name])}")
+
+
+def _print_warnings(run: dict) -> None:
+    """Scoring's warnings (needs not answered, ranks past the depth): on stdout with the
+    scores they qualify."""
+    for warning in run.get("warnings") or []:
+        print(f"warning: {warning}")
 
 
 def _print_table(header: tuple, rows: list[tuple]) -> None:

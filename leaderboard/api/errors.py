@@ -4,9 +4,10 @@
 it turns DRF's exceptions, Django's ``Http404`` and ``PermissionDenied`` and this
 module's ``ApiError`` into that shape, keeping the status code and the headers DRF sets
 (``Allow``, ``WWW-Authenticate``, ``Retry-After``). Outside the views, the site's error
-handlers (``bad_request``, ``permission_denied``, ``server_error``, set in
-``leaderboard/urls.py``) and ``not_found`` (the catch-all route) answer JSON under
-/api/ too, and Django's HTML pages elsewhere.
+handlers (``bad_request``, ``permission_denied``, ``page_not_found``, ``server_error``,
+set in ``leaderboard/urls.py``) and ``not_found`` (the catch-all route) answer JSON
+under /api/ too, and Django's HTML pages elsewhere: a path no route matches, or a 404
+raised by a view that is not DRF's (the schema's, the docs'), is JSON there as well.
 """
 
 from __future__ import annotations
@@ -119,6 +120,14 @@ def permission_denied(request: HttpRequest, exception: Exception) -> HttpRespons
     if _is_api(request):
         return JsonResponse(error_body("You may not do this."), status=403)
     return defaults.permission_denied(request, exception)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(
+            error_body("No such endpoint; the routes are listed at /api/schema/."), status=404
+        )
+    return defaults.page_not_found(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

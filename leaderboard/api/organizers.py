@@ -14,6 +14,7 @@ import os
 
 from django.forms.models import model_to_dict
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -37,6 +38,30 @@ API_NAMES = {
     "significance_measures": "tested_measures",
     "ir_datasets_id": "ir_datasets",
 }
+
+
+class FileUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="Plain or gzip.")
+    note = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class NeedsLoadedSerializer(serializers.Serializer):
+    benchmark = serializers.SlugField()
+    loaded = serializers.IntegerField(help_text="Information needs added or updated.")
+
+
+class JudgmentsLoadedSerializer(serializers.Serializer):
+    benchmark = serializers.SlugField()
+    version = serializers.IntegerField()
+    num_needs = serializers.IntegerField()
+    num_judged = serializers.IntegerField()
+    num_relevant = serializers.IntegerField()
+    created = serializers.BooleanField(help_text="False when the file equals the latest version.")
+
+
+class RescoreSerializer(serializers.Serializer):
+    benchmark = serializers.SlugField()
+    queued = serializers.IntegerField()
 
 
 def organised(request: Request, slug: str) -> Benchmark:
@@ -115,11 +140,11 @@ class BenchmarkListCreate(BenchmarkList):
 class OrganizerUpload(ApiView):
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser]
-    serializer_class = s.FileUploadSerializer
+    serializer_class = FileUploadSerializer
 
     def upload(self, request: Request, slug: str):
         benchmark = organised(request, slug)
-        body = s.FileUploadSerializer(data=request.data)
+        body = FileUploadSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         upload = body.validated_data["file"]
         return benchmark, upload, os.path.basename(upload.name or "upload"), body.validated_data
@@ -129,8 +154,8 @@ class Needs(OrganizerUpload):
     @extend_schema(
         operation_id="loadNeeds",
         summary="Add or update the benchmark's information needs (TSV or TREC topics)",
-        request={"multipart/form-data": s.FileUploadSerializer},
-        responses={200: s.NeedsLoadedSerializer, **errors(400, 401, 403, 404, 429)},
+        request={"multipart/form-data": FileUploadSerializer},
+        responses={200: NeedsLoadedSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def post(self, request: Request, slug: str) -> Response:
         benchmark, upload, name, _ = self.upload(request, slug)
@@ -138,7 +163,7 @@ class Needs(OrganizerUpload):
             loaded = load_needs(benchmark, upload, name)
         except TrecFormatError as error:
             raise ApiError(400, str(error), {"file": [str(error)]}) from error
-        return Response(s.NeedsLoadedSerializer({"benchmark": slug, "loaded": loaded}).data)
+        return Response(NeedsLoadedSerializer({"benchmark": slug, "loaded": loaded}).data)
 
 
 class JudgmentsUpload(OrganizerUpload):
@@ -147,10 +172,10 @@ class JudgmentsUpload(OrganizerUpload):
         summary="Upload judgments (qrels): a new version; every run is rescored",
         description="The leaderboard switches to the new version once every run has it. A file "
         "equal to the latest version adds nothing (`created` false).",
-        request={"multipart/form-data": s.FileUploadSerializer},
+        request={"multipart/form-data": FileUploadSerializer},
         responses={
-            201: s.JudgmentsLoadedSerializer,
-            200: OpenApiResponse(s.JudgmentsLoadedSerializer, description="Already loaded."),
+            201: JudgmentsLoadedSerializer,
+            200: OpenApiResponse(JudgmentsLoadedSerializer, description="Already loaded."),
             **errors(400, 401, 403, 404, 429),
         },
     )
@@ -170,20 +195,20 @@ class JudgmentsUpload(OrganizerUpload):
             "num_relevant": judgments.num_relevant,
             "created": created,
         }
-        return Response(s.JudgmentsLoadedSerializer(answer).data, status=201 if created else 200)
+        return Response(JudgmentsLoadedSerializer(answer).data, status=201 if created else 200)
 
 
 class Rescore(ApiView):
     permission_classes = [IsAuthenticated]
-    serializer_class = s.RescoreSerializer
+    serializer_class = RescoreSerializer
 
     @extend_schema(
         operation_id="rescoreBenchmark",
         summary="Queue every live run for rescoring against the latest judgments",
         request=None,
-        responses={202: s.RescoreSerializer, **errors(401, 403, 404, 429)},
+        responses={202: RescoreSerializer, **errors(401, 403, 404, 429)},
     )
     def post(self, request: Request, slug: str) -> Response:
         benchmark = organised(request, slug)
         queued = rescore_benchmark(benchmark)
-        return Response(s.RescoreSerializer({"benchmark": slug, "queued": queued}).data, status=202)
+        return Response(RescoreSerializer({"benchmark": slug, "queued": queued}).data, status=202)

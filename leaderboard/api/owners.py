@@ -4,7 +4,7 @@ show it again, withdraw it.
 The same semantics as the run's pages (``leaderboard/uploads/owners.py``): the model
 does the work and checks who may (``Submission.edit``, ``hide``, ``unhide``,
 ``withdraw``); a run the caller may not see is a 404, one they see but may not change a
-403 with the reason; a withdrawn run is kept as it was (400), except that withdrawing it
+403 with the reason; a withdrawn run is kept as it was (409: the request is well formed, the run's state refuses it), except that withdrawing it
 again answers it as it is. Editing and withdrawing are the participant's; hiding and
 showing again are the participant's and the organizers', and a run the organizers hid
 only they may show again. Hiding or showing a run that already is so changes nothing
@@ -41,7 +41,7 @@ def owned_run(request: Request, submission_id: int) -> Submission:
 
 def kept_as_it_was(run: Submission) -> ApiError:
     return ApiError(
-        400,
+        409,
         f"Run {run.run_name} is withdrawn: it is kept as it was and cannot be changed.",
         {"status": run.status},
     )
@@ -99,7 +99,7 @@ def _schema(operation_id: str, summary: str, description: str):
         summary=summary,
         description=description,
         request=None,
-        responses={200: s.SubmissionSerializer, **errors(400, 401, 403, 404, 429)},
+        responses={200: s.SubmissionSerializer, **errors(401, 403, 404, 409, 429)},
     )
 
 
@@ -125,7 +125,7 @@ class Hide(OwnerAction):
         "Hide a run from the public (its owner or the benchmark's organizers)",
         "Only its owner and the organizers see it then; the run records who hid it "
         "(`hidden_by`). An organizer's hide only the organizers can undo. A withdrawn run "
-        "is a 400.",
+        "is a 409.",
     )
     def post(self, request: Request, submission_id: int) -> Response:
         return super().post(request, submission_id)
@@ -139,7 +139,7 @@ class Unhide(OwnerAction):
         "Show a hidden run to everyone again",
         "Its owner may undo their own hide only: a run the organizers hid is a 403 for "
         "them (the organizers may show any). Queues its comparisons with the runs scored "
-        "while it was hidden. A withdrawn run is a 400.",
+        "while it was hidden. A withdrawn run is a 409.",
     )
     def post(self, request: Request, submission_id: int) -> Response:
         return super().post(request, submission_id)

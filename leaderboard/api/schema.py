@@ -12,7 +12,9 @@ from leaderboard.api.serializers import ErrorSerializer
 
 ERRORS = {
     400: "Invalid input: `error` is the first reason (`file:line: reason` for a run file), "
-    "`details` has every reason by field; an unknown measure lists `details.suggestions`.",
+    "`details` has every reason by field; an unknown measure lists `details.suggestions`, "
+    "and a measure the benchmark does not test (significance) or the runs do not store "
+    "(comparison) names the ones it does in `details`.",
     401: "Missing (where required), malformed, unknown, revoked or expired token "
     "(`token expired`).",
     403: "Not allowed: the benchmark is closed for submissions, the caller does not "
@@ -21,7 +23,8 @@ ERRORS = {
     404: "No such benchmark, run, page or endpoint, or not visible to the caller.",
     409: "Conflict: a run with this name exists, or this participant already submitted this "
     "file to this benchmark (`details.existing` names that run and its URL), or a request "
-    "with the same `Idempotency-Key` is still being answered.",
+    "with the same `Idempotency-Key` is still being answered, or the run is withdrawn and "
+    "kept as it was (`details.status`).",
     413: "The upload is larger than the limit.",
     410: "Gone: the presigned upload expired; start a new one.",
     415: "Unsupported content type.",
@@ -40,6 +43,18 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
 # Path parameters' examples: the demo's (`make run`) benchmark and its first runs, so that
 # the docs' "Try it out" and Schemathesis' example phase start from things that exist.
 PATH_EXAMPLES = {"slug": "library", "submission_id": 1, "a": 1, "b": 2, "token_id": 1}
+
+
+def without_presigned_uploads(endpoints: list, **kwargs) -> list:
+    """drf-spectacular pre-processing hook (``SPECTACULAR_SETTINGS``): the presigned
+    upload endpoints only where files live in a bucket. Elsewhere they answer 501 (post
+    the file instead), so the schema leaves them out rather than offer them."""
+    from leaderboard.uploads.presigned import available
+
+    if available():
+        return endpoints
+    presigned = {"StartUpload", "ConfirmUpload"}  # leaderboard.api.uploads (imports this)
+    return [e for e in endpoints if getattr(e[3], "cls", type).__name__ not in presigned]
 
 
 def path_examples(result: dict, generator, request, public) -> dict:

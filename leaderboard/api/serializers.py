@@ -15,6 +15,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from evaluation.measures import stored_measures
 from leaderboard.models import Benchmark, Profile, Submission
 
 # --- Numbers -------------------------------------------------------------------------
@@ -333,12 +334,30 @@ class QuotaSerializer(serializers.Serializer):
 # --- Query strings of the comparisons ---------------------------------------------
 
 
+def measure_names() -> list[str]:
+    """The names the schema lists for ``?measure=``: trec_eval's name of every catalog
+    measure every run stores that has per-need values and is a score (no count such as
+    ``num_ret``, no summary-only ``gm_map``), so each one ranks a board and compares two
+    runs; a benchmark's significance matrix takes its tested measures only (a 400 names
+    them). The readers' labels (``nDCG@10``) are taken too but not listed: one name per
+    measure keeps the list, and the cases a schema-driven test sends, half as long."""
+    return [e.column for e in stored_measures() if e.per_need and not e.is_count]
+
+
+@extend_schema_field({"type": "string", "enum": measure_names()})
+class MeasureField(serializers.CharField):
+    """A measure's name, read by ``resolve`` (so the readers' labels, any case, and a
+    benchmark's own cutoffs such as ``RR@3`` are taken too); the schema lists the
+    catalog's trec_eval names."""
+
+
 class MeasureQuerySerializer(serializers.Serializer):
-    measure = serializers.CharField(
+    measure = MeasureField(
         required=False,
         max_length=100,
-        help_text="In either name system (`nDCG@10` or `ndcg_cut_10`); an unknown name is a 400 "
-        "whose `details.suggestions` lists close matches.",
+        help_text="trec_eval's name (`ndcg_cut_10`); the readers' label (`nDCG@10`) and a "
+        "benchmark's own cutoffs (`RR@3`) are taken too. An unknown name, or a count "
+        "(`num_ret`), is a 400 whose `details.suggestions` lists close matches.",
     )
 
 
@@ -348,78 +367,7 @@ class SignificanceQuerySerializer(MeasureQuerySerializer):
     )
 
 
-# --- Organizers ---------------------------------------------------------------------
-
-
-class FileUploadSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="Plain or gzip.")
-    note = serializers.CharField(required=False, allow_blank=True, max_length=200)
-
-
-class NeedsLoadedSerializer(serializers.Serializer):
-    benchmark = serializers.SlugField()
-    loaded = serializers.IntegerField(help_text="Information needs added or updated.")
-
-
-class JudgmentsLoadedSerializer(serializers.Serializer):
-    benchmark = serializers.SlugField()
-    version = serializers.IntegerField()
-    num_needs = serializers.IntegerField()
-    num_judged = serializers.IntegerField()
-    num_relevant = serializers.IntegerField()
-    created = serializers.BooleanField(help_text="False when the file equals the latest version.")
-
-
-class RescoreSerializer(serializers.Serializer):
-    benchmark = serializers.SlugField()
-    queued = serializers.IntegerField()
-
-
-# --- Tokens and errors --------------------------------------------------------------
-
-
-class TokenSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    created = serializers.DateTimeField()
-    last_used = serializers.DateTimeField(allow_null=True)
-    scope = serializers.ChoiceField(
-        choices=["full", "submit", "read"],
-        help_text="full: anything; submit: read and submit runs; read: read only.",
-    )
-    expires = serializers.DateTimeField(
-        allow_null=True, help_text="Refused (401, token expired) from then on; null: never."
-    )
-
-
-class NewTokenSerializer(TokenSerializer):
-    token = serializers.CharField(help_text="The token itself, shown this once only.")
-
-
-class LoginSerializer(serializers.Serializer):
-    # Taken as sent (no trimming): a password may start with a space, and a value that is
-    # all spaces is still a value the schema allows.
-    username = serializers.CharField(max_length=150, trim_whitespace=False)
-    password = serializers.CharField(
-        max_length=4096, trim_whitespace=False, style={"input_type": "password"}
-    )
-    name = serializers.CharField(
-        max_length=100,
-        trim_whitespace=False,
-        help_text="What the token is for, e.g. the machine that submits.",
-    )
-    scope = serializers.ChoiceField(
-        choices=["full", "submit", "read"],
-        default="full",
-        help_text="full (the default): anything; submit: read and submit runs; read: read only.",
-    )
-    expires_in_days = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=1,
-        max_value=3650,
-        help_text="Days until the token expires; left out or null: it never does.",
-    )
+# --- Errors --------------------------------------------------------------------------
 
 
 class ErrorSerializer(serializers.Serializer):

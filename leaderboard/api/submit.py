@@ -16,12 +16,13 @@
 
 from __future__ import annotations
 
+import re
+
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import UnreadablePostError
 from django.http.multipartparser import MultiPartParserError
 from django.urls import reverse
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -43,14 +44,17 @@ from leaderboard.uploads.forms import RUN_NAME_TAKEN, max_upload_bytes
 from leaderboard.uploads.views import Outcome, receive_run
 
 KEPT = {201, 400, 403, 409, 413}  # answers replayed to a retry with the same key
-KEY_CHARS = set(map(chr, range(0x21, 0x7F)))
+# What an Idempotency-Key may be: 1 to 255 visible ASCII characters (no space: HTTP trims
+# a header's ends). The schema declares it; any other key is refused with a 400.
+KEY_PATTERN = re.compile(r"[!-~]{1,255}")
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    OpenApiTypes.STR,
+    {"type": "string", "pattern": f"^{KEY_PATTERN.pattern}$", "minLength": 1, "maxLength": 255},
     OpenApiParameter.HEADER,
     description="Any unique string of 1 to 255 visible ASCII characters (a UUID). A retry "
-    "with the same key returns the first answer instead of submitting again.",
+    "with the same key returns the first answer instead of submitting again; any other "
+    "key is a 400.",
 )
 
 
@@ -88,7 +92,7 @@ class Submit(ApiView):
         key = request.headers.get("Idempotency-Key")
         if key is None:
             return self.submit(request, benchmark)
-        if not 1 <= len(key) <= 255 or not set(key) <= KEY_CHARS:
+        if not KEY_PATTERN.fullmatch(key):
             raise ApiError(400, "The Idempotency-Key must be 1 to 255 visible ASCII characters.")
         row, first = IdempotencyKey.claim(request.user, key, request.path)
         if not first:

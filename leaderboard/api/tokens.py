@@ -14,6 +14,7 @@ import datetime as dt
 from django.contrib.auth import authenticate
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import serializers
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -21,12 +22,55 @@ from rest_framework.response import Response
 
 from leaderboard.accounts.throttle import login_retry_after
 from leaderboard.accounts.tokens import MAX_TOKENS
-from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.api.throttling import CallerRateThrottle, LoginRateThrottle
 from leaderboard.models import ApiToken
+
+
+class TokenSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    created = serializers.DateTimeField()
+    last_used = serializers.DateTimeField(allow_null=True)
+    scope = serializers.ChoiceField(
+        choices=["full", "submit", "read"],
+        help_text="full: anything; submit: read and submit runs; read: read only.",
+    )
+    expires = serializers.DateTimeField(
+        allow_null=True, help_text="Refused (401, token expired) from then on; null: never."
+    )
+
+
+class NewTokenSerializer(TokenSerializer):
+    token = serializers.CharField(help_text="The token itself, shown this once only.")
+
+
+class LoginSerializer(serializers.Serializer):
+    # Taken as sent (no trimming): a password may start with a space, and a value that is
+    # all spaces is still a value the schema allows.
+    username = serializers.CharField(max_length=150, trim_whitespace=False)
+    password = serializers.CharField(
+        max_length=4096, trim_whitespace=False, style={"input_type": "password"}
+    )
+    name = serializers.CharField(
+        max_length=100,
+        trim_whitespace=False,
+        help_text="What the token is for, e.g. the machine that submits.",
+    )
+    scope = serializers.ChoiceField(
+        choices=["full", "submit", "read"],
+        default="full",
+        help_text="full (the default): anything; submit: read and submit runs; read: read only.",
+    )
+    expires_in_days = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=3650,
+        help_text="Days until the token expires; left out or null: it never does.",
+    )
 
 
 def _token(row: ApiToken) -> dict:
@@ -45,26 +89,26 @@ class Tokens(ApiView):
     token_action = "login"  # a new token comes from the password, whatever token is sent
     parser_classes = [JSONParser]
     throttle_classes = [CallerRateThrottle, LoginRateThrottle]
-    serializer_class = s.TokenSerializer
+    serializer_class = TokenSerializer
 
     @extend_schema(
         operation_id="listTokens",
         summary="The caller's tokens (never the tokens themselves: only their names)",
         description="Needs a token of scope full.",
-        responses={200: s.TokenSerializer(many=True), **errors(401, 403, 429)},
+        responses={200: TokenSerializer(many=True), **errors(401, 403, 429)},
     )
     def get(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise ApiError(401, "This endpoint needs a token: 'Authorization: Bearer <token>'.")
         rows = ApiToken.objects.filter(user=request.user)
-        return Response(s.TokenSerializer([_token(r) for r in rows], many=True).data)
+        return Response(TokenSerializer([_token(r) for r in rows], many=True).data)
 
     @extend_schema(
         operation_id="createToken",
         summary="Log in with username and password: a new token, shown this once",
         description="Failed attempts count towards the log-in lock, as on the log-in page.",
         auth=[],
-        request=s.LoginSerializer,
+        request=LoginSerializer,
         examples=[
             OpenApiExample(
                 "Log in",
@@ -78,10 +122,10 @@ class Tokens(ApiView):
                 request_only=True,
             )
         ],
-        responses={201: s.NewTokenSerializer, **errors(400, 401, 415, 429)},
+        responses={201: NewTokenSerializer, **errors(400, 401, 415, 429)},
     )
     def post(self, request: Request) -> Response:
-        body = s.LoginSerializer(data=request.data)
+        body = LoginSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         credentials = {
             "username": body.validated_data["username"],
@@ -110,7 +154,7 @@ class Tokens(ApiView):
             scope=body.validated_data["scope"],
             expires=timezone.now() + dt.timedelta(days=days) if days else None,
         )
-        data = s.NewTokenSerializer({**_token(row), "token": raw}).data
+        data = NewTokenSerializer({**_token(row), "token": raw}).data
         response = Response(data, status=201)
         response["Cache-Control"] = "no-store"
         return response
@@ -118,7 +162,7 @@ class Tokens(ApiView):
 
 class TokenDetail(ApiView):
     permission_classes = [IsAuthenticated]
-    serializer_class = s.TokenSerializer
+    serializer_class = TokenSerializer
 
     @extend_schema(
         operation_id="revokeToken",

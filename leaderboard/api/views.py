@@ -164,9 +164,9 @@ class SubmissionDetail(ApiView):
         operation_id="editSubmission",
         summary="Edit one's own run: its description, paper and code links",
         description="A field left out keeps its value; an empty one clears it. Only the "
-        "run's participant (403 otherwise); a withdrawn run is kept as it was (400).",
+        "run's participant (403 otherwise); a withdrawn run is kept as it was (409).",
         request=s.RunDetailsSerializer,
-        responses={200: s.SubmissionSerializer, **errors(400, 401, 403, 404, 415, 429)},
+        responses={200: s.SubmissionSerializer, **errors(400, 401, 403, 404, 409, 415, 429)},
     )
     def patch(self, request: Request, submission_id: int) -> Response:
         if not request.user.is_authenticated:

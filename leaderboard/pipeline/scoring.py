@@ -27,7 +27,7 @@ from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.trec import TrecFormatError, read_qrels
 from evaluation.trec.columnar import needs_present, read_run
 from leaderboard.models import Judgments, MeasureVector, Result, Submission
-from leaderboard.pipeline.coverage import coverage_warnings
+from leaderboard.pipeline.coverage import coverage_warnings, depth_warnings, lines_per_need
 from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
 
 log = logging.getLogger(__name__)
@@ -68,6 +68,8 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
         run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
     read = time.perf_counter()
     run_needs, run_warnings = needs_present(run), run.warnings
+    # the engine cuts each need at max_depth without a word: say how many needs it cut
+    deep = depth_warnings(lines_per_need(run.need, len(run.needs)), benchmark.max_depth)
     # Handed over, not kept: evaluate lets the run's columns go once it has ordered
     # them, before the measures (the 7M-line run's peak is ~300 MB lower).
     handed_over = [run]
@@ -121,7 +123,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
             judgments=judgments,
             failure_reason="",
             # evaluate() already carries the reader's warnings (tags, header): each once
-            warnings=list(dict.fromkeys([*evaluation.warnings, *run_warnings, *covered])),
+            warnings=list(dict.fromkeys([*evaluation.warnings, *run_warnings, *covered, *deep])),
             lease_until=None,
         )
         if updated:

@@ -125,14 +125,14 @@ def test_withdraw_is_final_repeats_harmlessly_and_only_for_the_owner(
     assert client.get("/api/benchmarks/library/").json()["leaderboard"]["runs"] == []
     assert client.post(f"/api/submissions/{run.pk}/withdraw/", headers=headers).status_code == 200
     kept = client.post(f"/api/submissions/{run.pk}/unhide/", headers=headers)
-    assert "withdrawn" in error_of(kept, 400)["error"]
+    assert "withdrawn" in error_of(kept, 409)["error"]
     edit = client.patch(
         f"/api/submissions/{run.pk}/",
         {"description": "x"},
         content_type="application/json",
         headers=headers,
     )
-    error_of(edit, 400)
+    assert "withdrawn" in error_of(edit, 409)["error"]
     # Others no longer see it at all.
     error_of(
         client.post(f"/api/submissions/{run.pk}/hide/", headers=bearer(other_participant)), 404

@@ -1,10 +1,12 @@
 """Coverage: a run that answers none of the judged needs is refused at upload; one that
-answers some is warned; no page fails on a run with missing needs."""
+answers some is warned; no page fails on a run with missing needs. A run
+deeper than the benchmark's depth is warned with the number of needs cut."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -164,3 +166,79 @@ def test_a_run_with_a_header_line_is_named_by_its_first_data_line_and_warned(
     assert response.status_code == 400
     line = len(RUN_B.splitlines()) + 1
     assert f"late.txt:{line}: score &#x27;score&#x27; is not a number" in response.content.decode()
+
+
+def deep_run(depths: dict[str, int]) -> bytes:
+    """A run ranking ``depths[need]`` documents for each need, the judged ones first."""
+    qrels = (DEMO / "qrels.txt").read_text().split("\n")
+    lines = []
+    for need, depth in depths.items():
+        judged = [row.split()[2] for row in qrels if row.startswith(f"{need} ")]
+        docs = judged + [f"{need}-filler-{i:05d}" for i in range(depth - len(judged))]
+        lines += [f"{need} Q0 {doc} {i + 1} {depth - i} deep\n" for i, doc in enumerate(docs)]
+    return "".join(lines).encode()
+
+
+NEEDS = ("atwood", "cs-foundations", "russian-novels", "stage-plays")
+DEPTH = "{} had more than 1,000 documents; ranks past 1,000 were ignored, as `trec_eval -M 1000`"
+
+
+def shown_everywhere(client, live_server, run: Submission, user, monkeypatch, tmp_path):
+    """The run page's text, the API's ``warnings`` and ``rrl status``'s output."""
+    from rrl import cli
+
+    page = client.get(reverse("submission", args=[run.pk])).content.decode()
+    _, raw = ApiToken.issue(user, "test")
+    api = client.get(f"/api/submissions/{run.pk}/", headers={"Authorization": f"Bearer {raw}"})
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("RRL_URL", live_server.url)
+    monkeypatch.setenv("RRL_TOKEN", raw)
+    return page, api.json()["warnings"], cli.main(["status", str(run.pk)])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_deeper_than_the_benchmark_is_warned_with_the_count(
+    client, live_server, library, participant, monkeypatch, tmp_path, capsys
+):
+    assert library.max_depth == 1000
+    depths = {"atwood": 1200, "cs-foundations": 1001, "russian-novels": 1000, "stage-plays": 40}
+    run = stored_and_scored(library, participant, "deep", deep_run(depths))
+    warning = DEPTH.format("2 needs")
+    assert warning in run.warnings
+    page, api, status = shown_everywhere(
+        client, live_server, run, participant, monkeypatch, tmp_path
+    )
+    assert warning in page
+    assert warning in api
+    assert status == 0
+    assert f"warning: {warning}" in capsys.readouterr().out
+    # the scores are trec_eval -M 1000's: the cut needs rank exactly 1,000 documents
+    per_need = run.current_result().per_need_frame()
+    assert (
+        per_need.loc["atwood", "num_ret"] == 1000 and per_need.loc["stage-plays", "num_ret"] == 40
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_within_the_depth_has_no_depth_warning(
+    client, live_server, library, participant, monkeypatch, tmp_path, capsys
+):
+    run = stored_and_scored(library, participant, "shallow", deep_run(dict.fromkeys(NEEDS, 1000)))
+    assert not any("documents; ranks past" in warning for warning in run.warnings)
+    page, api, status = shown_everywhere(
+        client, live_server, run, participant, monkeypatch, tmp_path
+    )
+    assert "ranks past" not in page and not api
+    assert status == 0 and "warning:" not in capsys.readouterr().out
+
+
+def test_one_deep_need_is_one_need_and_a_benchmark_without_depth_warns_of_none():
+    from leaderboard.pipeline.coverage import depth_warnings, lines_per_need
+
+    codes = np.array([0, 0, 0, -1, 1, 2, 2], np.int32)
+    assert lines_per_need(codes, 4).tolist() == [3, 1, 2, 0]
+    assert depth_warnings(lines_per_need(codes, 4), 2) == [
+        "1 need had more than 2 documents; ranks past 2 were ignored, as `trec_eval -M 2`"
+    ]
+    assert depth_warnings(lines_per_need(codes, 4), 3) == []
+    assert depth_warnings(lines_per_need(codes, 4), None) == []
