@@ -8,9 +8,9 @@ vectors over the needs with a relevant document (as comparisons pair them); the
 engine's :func:`evaluation.health.benchmark_health` gives the MDD, topic set sizes,
 discriminative power (paired t-test with Holm over all pairs, the leaderboard's own
 test, from the stored comparisons when they cover every pair) and tau against the
-primary measure. Pool bias rescores each participant's runs (a participant is the
-run's team, else its owner) without the judgments only that participant pooled within
-the benchmark's pool depth; it reads every run file once.
+primary measure. Pool bias leaves one team out: it rescores each team's runs (a
+run's team, else its owner as a team of one) without the judgments only that team
+pooled within the benchmark's pool depth; it reads every run file once.
 """
 
 from __future__ import annotations

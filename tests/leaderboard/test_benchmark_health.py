@@ -129,3 +129,14 @@ def test_pool_depth_in_the_admin_form(demo) -> None:
 
     assert "pool_depth" in BenchmarkForm.base_fields
     assert Benchmark._meta.get_field("pool_depth").default == 100
+
+
+def test_pool_bias_text_says_leave_one_team_out_and_explains_negative_drops(demo, client) -> None:
+    _other_owner(demo)
+    health.compute(demo.pk, demo.current_judgments_id)
+    html = client.get(f"/benchmarks/{demo.slug}/health/").content.decode()
+    key = html[html.index('id="pool-key"') : html.index("</p>", html.index('id="pool-key"'))]
+    assert "Leave one team out" in key and "participant out" not in key
+    assert "counts as a team of one" in key
+    assert "A drop can be negative" in key and "shrinks R" in key
+    assert "(2 teams)" in key
