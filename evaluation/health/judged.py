@@ -42,28 +42,26 @@ _HEADER = 3  # int64s before the arrays: rows, needs, qrels lines
 
 
 class QrelsIndex:
-    """Qrels as pool bias reads them: ``frame`` (need_id and doc_id as str, relevance),
-    ``needs`` (the distinct need ids, in order of first appearance), each line's need
-    (``need``, an index into ``needs``) and ``relevance`` (int64)."""
+    """Qrels as pool bias reads them: ``needs`` (the distinct need ids as str, in order of
+    first appearance), each line's need (``need``, an index into ``needs``) and
+    ``relevance`` (int64), and the lines' (need, doc id) pairs to look runs up in."""
 
     def __init__(self, qrels: pd.DataFrame | object) -> None:
         frame = as_qrels(qrels)
-        self.frame = frame.assign(
-            need_id=frame["need_id"].astype(str), doc_id=frame["doc_id"].astype(str)
-        ).reset_index(drop=True)
-        self.needs = pd.Index(pd.unique(self.frame["need_id"]), name="need_id")
-        self.need = self.needs.get_indexer(self.frame["need_id"]).astype(np.int64)
-        self.relevance = self.frame["relevance"].to_numpy(dtype=np.int64)
+        need_ids = frame["need_id"].astype(str)
+        self.needs = pd.Index(pd.unique(need_ids), name="need_id")
+        self.need = self.needs.get_indexer(need_ids).astype(np.int64)
+        self.relevance = frame["relevance"].to_numpy(dtype=np.int64)
         self._table = pa.table(
             {
                 "need": pa.array(self.need.astype(np.int32)),
-                "doc": pa.array(self.frame["doc_id"].to_numpy(dtype=object), pa.string()),
-                "line": pa.array(np.arange(len(self.frame), dtype=np.int32)),
+                "doc": pa.array(frame["doc_id"].astype(str).to_numpy(dtype=object), pa.string()),
+                "line": pa.array(np.arange(len(frame), dtype=np.int32)),
             }
         )
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self.relevance)
 
     def lines_of(self, need: np.ndarray, doc: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
         """The qrels line of each (need index, doc id) that has one: (row positions, lines)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F
 
-__all__ = ["BenchmarkHealth"]
+__all__ = ["BenchmarkHealth", "PoolRanks"]
 
 
 class BenchmarkHealth(models.Model):
@@ -67,3 +67,20 @@ class BenchmarkHealth(models.Model):
             f"With {needs} need{'s' if needs != 1 else ''}, {label} differences below "
             f"{stats['mdd']:.3f} are unlikely to be detected at {power:.0%} power."
         )
+
+
+class PoolRanks(models.Model):
+    """One result's judged documents and their ranks, what pool bias reads of a run."""
+
+    result = models.OneToOneField(
+        "leaderboard.Result", on_delete=models.CASCADE, related_name="pool_ranks"
+    )
+    #: :meth:`evaluation.health.JudgedRanks.to_bytes`: int32 arrays, 8 bytes a
+    #: judged document retrieved plus 4 a need
+    data = models.BinaryField()
+
+    class Meta:
+        verbose_name_plural = "pool ranks"
+
+    def __str__(self) -> str:
+        return f"pool ranks of result {self.result_id}"

@@ -24,11 +24,19 @@ from django.db import DatabaseError, connections, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
+from evaluation.health import QrelsIndex, judged_ranks
 from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.memory import TRIM_LINES, arrow_on_the_heap, give_back_freed, scoring_a_large_run
 from evaluation.trec import TrecFormatError, read_qrels
 from evaluation.trec.columnar import needs_present, read_run_columns
-from leaderboard.models import Benchmark, Judgments, MeasureVector, Result, Submission
+from leaderboard.models import (
+    Benchmark,
+    Judgments,
+    MeasureVector,
+    PoolRanks,
+    Result,
+    Submission,
+)
 from leaderboard.pipeline.coverage import coverage_warnings
 from leaderboard.pipeline.files import StorageUnavailable, local_copy, max_uncompressed_bytes
 
@@ -79,6 +87,18 @@ def read_ahead_judgments(limit: int) -> list[str]:
     return read
 
 
+@functools.lru_cache(maxsize=4)
+def _pool_qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> QrelsIndex:
+    return QrelsIndex(_qrels_cached(stored_name, sha256, name, max_bytes))
+
+
+def pool_qrels(judgments: Judgments) -> QrelsIndex:
+    """The judgments as pool bias looks runs up in them (cached as :func:`load_qrels`)."""
+    return _pool_qrels_cached(
+        judgments.file.name, judgments.sha256, display_name(judgments), max_uncompressed_bytes()
+    )
+
+
 def display_name(stored) -> str:
     """The name a participant or organizer gave the file (errors name it so); the stored
     file's own name for rows from before names were kept."""
@@ -110,6 +130,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
                 path, name=display_name(submission), max_bytes=max_uncompressed_bytes()
             )
         read = time.perf_counter()
+        pool_ranks = judged_ranks(pool_qrels(judgments), run).to_bytes()
         run_needs, run_warnings = needs_present(run), run.warnings
         # Handed over, not kept: evaluate lets the run's columns go once it has ordered
         # them, before the measures (the 7M-line run's peak is ~300 MB lower).
@@ -144,6 +165,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
                 "ranks": Result.pack_ranks(ranks, num_rel),
             },
         )
+        PoolRanks.objects.update_or_create(result=result, defaults={"data": pool_ranks})
         MeasureVector.objects.filter(result=result).delete()
         MeasureVector.objects.bulk_create(
             MeasureVector(

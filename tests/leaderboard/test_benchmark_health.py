@@ -12,10 +12,11 @@ import math
 import pytest
 from django.contrib.auth import get_user_model
 
-from evaluation.health import minimum_detectable_difference, residual_variance
+from evaluation.health import JudgedRanks, minimum_detectable_difference, residual_variance
 from leaderboard.celery import route
-from leaderboard.models import Benchmark, BenchmarkHealth, Submission
+from leaderboard.models import Benchmark, BenchmarkHealth, PoolRanks, Submission
 from leaderboard.pipeline import health, tasks
+from leaderboard.pipeline.scoring import pool_qrels
 
 
 def _other_owner(benchmark: Benchmark) -> None:
@@ -140,3 +141,37 @@ def test_pool_bias_text_says_leave_one_team_out_and_explains_negative_drops(demo
     assert "counts as a team of one" in key
     assert "A drop can be negative" in key and "shrinks R" in key
     assert "(2 teams)" in key
+
+
+def test_scoring_stores_the_judged_ranks_and_pool_bias_reads_no_run_file(demo, monkeypatch) -> None:
+    _other_owner(demo)
+    results = list(health._results(demo, demo.current_judgments))
+    stored = PoolRanks.objects.filter(result__in=results)
+    assert stored.count() == len(results) == 2
+    qrels = pool_qrels(demo.current_judgments)
+    for result in results:  # what scoring kept is what the run file gives
+        again = health._read_ranks(result.submission, qrels)
+        kept = JudgedRanks.from_bytes(bytes(stored.get(result=result).data), qrels)
+        assert kept.line.tolist() == again.line.tolist() and len(kept.line) > 0
+        assert kept.rank.tolist() == again.rank.tolist()
+    expected = health.compute(demo.pk, demo.current_judgments_id).data["pool_bias"]
+
+    def no_file(*args, **kwargs):
+        raise AssertionError("a run file was read")
+
+    monkeypatch.setattr(health, "local_copy", no_file)
+    assert health.compute(demo.pk, demo.current_judgments_id).data["pool_bias"] == expected
+    assert expected["participants"] == 2 and len(expected["runs"]) == 2
+
+
+def test_a_result_without_judged_ranks_has_its_run_read_once(demo, monkeypatch) -> None:
+    _other_owner(demo)
+    expected = health.compute(demo.pk, demo.current_judgments_id).data["pool_bias"]
+    PoolRanks.objects.all().delete()
+    read = []
+    real = health._read_ranks
+    monkeypatch.setattr(health, "_read_ranks", lambda s, q: read.append(s.pk) or real(s, q))
+    assert health.compute(demo.pk, demo.current_judgments_id).data["pool_bias"] == expected
+    assert len(read) == 2 and PoolRanks.objects.count() == 2
+    health.compute(demo.pk, demo.current_judgments_id)
+    assert len(read) == 2  # stored the first time
