@@ -27,10 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from evaluation.measures import trec_order
 from evaluation.trec import as_qrels, as_run
 from evaluation.trec.columnar import RunColumns
+from evaluation.trec.columns import pair_key, string_hash
 
 __all__ = ["READS_UNJUDGED", "JudgedRanks", "QrelsIndex", "judged_ranks"]
 
@@ -44,7 +46,7 @@ _HEADER = 3  # int64s before the arrays: rows, needs, qrels lines
 class QrelsIndex:
     """Qrels as pool bias reads them: ``needs`` (the distinct need ids as str, in order of
     first appearance), each line's need (``need``, an index into ``needs``) and
-    ``relevance`` (int64), and the lines' (need, doc id) pairs to look runs up in."""
+    ``relevance`` (int64), and the lines' (need, doc id) keys to look runs up in."""
 
     def __init__(self, qrels: pd.DataFrame | object) -> None:
         frame = as_qrels(qrels)
@@ -52,29 +54,41 @@ class QrelsIndex:
         self.needs = pd.Index(pd.unique(need_ids), name="need_id")
         self.need = self.needs.get_indexer(need_ids).astype(np.int64)
         self.relevance = frame["relevance"].to_numpy(dtype=np.int64)
-        self._table = pa.table(
-            {
-                "need": pa.array(self.need.astype(np.int32)),
-                "doc": pa.array(frame["doc_id"].astype(str).to_numpy(dtype=object), pa.string()),
-                "line": pa.array(np.arange(len(frame), dtype=np.int32)),
-            }
-        )
+        # the same as int32, what rankings of many runs are built from (half the bytes)
+        self.need32, self.relevance32 = self.need.astype(np.int32), self.relevance.astype(np.int32)
+        self._doc = _strings(frame["doc_id"])
+        key = pair_key(self.need, string_hash(self._doc))
+        self._order = np.argsort(key, kind="stable")
+        self._keys = key[self._order]
 
     def __len__(self) -> int:
         return len(self.relevance)
 
-    def lines_of(self, need: np.ndarray, doc: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
-        """The qrels line of each (need index, doc id) that has one: (row positions, lines)."""
-        table = pa.table(
-            {
-                "need": pa.array(need.astype(np.int32)),
-                "doc": doc.cast(pa.string()),
-                "at": pa.array(np.arange(len(need), dtype=np.int64)),
-            }
-        )
-        joined = table.join(self._table, keys=["need", "doc"], join_type="inner")
-        at = joined["at"].to_numpy()
-        return at, joined["line"].to_numpy().astype(np.int32)
+    def lines_of(
+        self, need: np.ndarray, doc: pa.ChunkedArray, doc_hash: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The qrels line of each (need index, doc id) that has one: (row positions,
+        lines). Keys pick the candidates; their doc ids are then compared exactly."""
+        key = pair_key(need, string_hash(doc) if doc_hash is None else doc_hash)
+        low = np.searchsorted(self._keys, key, "left")
+        high = np.searchsorted(self._keys, key, "right")
+        found = np.full(len(key), -1, np.int64)
+        for step in range(int((high - low).max(initial=0))):  # 1 unless two keys collide
+            rows = np.flatnonzero((low + step < high) & (found < 0))
+            line = self._order[low[rows] + step]
+            same = pc.equal(doc.take(pa.array(rows)), self._doc.take(pa.array(line)))
+            exact = same.to_numpy(zero_copy_only=False)
+            found[rows[exact]] = line[exact]
+        rows = np.flatnonzero(found >= 0)
+        return rows, found[rows].astype(np.int32)
+
+
+def _strings(values: pd.Series) -> pa.ChunkedArray:
+    try:
+        array = pa.array(values, pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # not all str (numbers, say)
+        array = pa.array(values.astype(str).to_numpy(dtype=object), pa.string())
+    return pa.chunked_array([array])
 
 
 @dataclass
@@ -107,18 +121,19 @@ class JudgedRanks:
         return cls(body[:rows], body[rows : 2 * rows], body[2 * rows :], lines)
 
 
-def _columns(qrels: QrelsIndex, run: object) -> tuple[np.ndarray, np.ndarray, pa.ChunkedArray]:
+def _columns(
+    qrels: QrelsIndex, run: object
+) -> tuple[np.ndarray, np.ndarray, pa.ChunkedArray, np.ndarray | None]:
     """Each run line's need (index into ``qrels.needs``, -1 for a need without
-    judgments), score and doc id."""
+    judgments), score, doc id and, when the reader kept it, doc id hash."""
     if isinstance(run, RunColumns):
         codes = qrels.needs.get_indexer(pd.Index(run.needs, dtype=object))
         need = codes[run.need] if len(codes) else np.full(len(run.need), -1)
-        return need.astype(np.int64), np.asarray(run.score, np.float64), run.doc
+        return need.astype(np.int64), np.asarray(run.score, np.float64), run.doc, run.doc_hash
     if not (isinstance(run, pd.DataFrame) and {"need_id", "doc_id", "score"} <= set(run.columns)):
         run = as_run(run).frame
     need = qrels.needs.get_indexer(run["need_id"].astype(str)).astype(np.int64)
-    doc = pa.chunked_array([pa.array(run["doc_id"].astype(str).to_numpy(dtype=object))])
-    return need, run["score"].to_numpy(dtype=np.float64), doc
+    return need, run["score"].to_numpy(dtype=np.float64), _strings(run["doc_id"]), None
 
 
 def judged_ranks(qrels: QrelsIndex, run: object) -> JudgedRanks:
@@ -129,16 +144,19 @@ def judged_ranks(qrels: QrelsIndex, run: object) -> JudgedRanks:
     Example: a need with lines d3 (score 3), d2 (2), d1 (1) and qrels line 0 judging d2
     gives ``line == [0]``, ``rank == [2]``, ``num_ret == [3]``.
     """
-    need, score, doc = _columns(qrels, run)
+    need, score, doc, doc_hash = _columns(qrels, run)
     keep = np.flatnonzero(need >= 0)
     if len(keep) < len(need):
         need, score = need[keep], score[keep]
         doc = doc.take(pa.array(keep))
+        doc_hash = None if doc_hash is None else doc_hash[keep]
     num_ret = np.bincount(need, minlength=len(qrels.needs)).astype(np.int32)
+    at, line = qrels.lines_of(need, doc, doc_hash)
     order = trec_order(need, score, doc)
-    need = need[order]
-    starts = np.r_[0, np.flatnonzero(need[1:] != need[:-1]) + 1] if len(need) else need
-    rank = np.arange(len(need)) - np.repeat(starts, np.diff(np.r_[starts, len(need)])) + 1
-    at, line = qrels.lines_of(need, doc.take(pa.array(order)))
-    by = np.lexsort((rank[at], need[at]))
-    return JudgedRanks(line[by], rank[at][by].astype(np.int32), num_ret, len(qrels))
+    ordered = need[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(need) else need
+    rank = np.empty(len(need), np.int64)  # each line's rank, in file order
+    rank[order] = np.arange(len(need)) - np.repeat(starts, np.diff(np.r_[starts, len(need)])) + 1
+    rank = rank[at]
+    by = np.lexsort((rank, need[at]))
+    return JudgedRanks(line[by], rank[by].astype(np.int32), num_ret, len(qrels))

@@ -87,36 +87,35 @@ def pool_contributions(
 
 
 #: Rows of the judged ranks scored in one batch (several runs' needs at once).
-BATCH_ROWS = 2_000_000
+BATCH_ROWS = 1_000_000
 
 
 def _ranking(
     qrels: QrelsIndex,
-    ranks: list[JudgedRanks],
-    removed: list[np.ndarray | None],
+    batch: list[JudgedRanks],
+    keep: np.ndarray | None,
     levels: np.ndarray,
     relevance_level: int,
     full: bool,
 ) -> Ranking:
     """One :class:`~evaluation.measures.Ranking` of several runs: run j's need i is the
-    ranking's need ``j * len(needs) + i``. ``removed``: per run, a mask of the qrels
-    lines taken out (None: none); ``levels``: per run, its needs x levels counts of the
-    judgments left. ``full``: the rows outside the qrels rebuilt from ``num_ret``."""
+    ranking's need ``j * len(needs) + i``. ``keep``: which of the runs' judged rows
+    (concatenated) stay (None: all); ``levels``: per run, its needs x levels counts of
+    the judgments left. ``full``: the rows outside the qrels rebuilt from ``num_ret``."""
     n = len(qrels.needs)
-    need, rank, rel = [], [], []
-    for j, (found, mask) in enumerate(zip(ranks, removed, strict=True)):
-        keep = slice(None) if mask is None else ~mask[found.line]
-        line = found.line[keep]
-        need.append(qrels.need[line] + j * n)
-        rank.append(found.rank[keep].astype(np.int64))
-        rel.append(qrels.relevance[line])
-    need, rank, rel = np.concatenate(need), np.concatenate(rank), np.concatenate(rel)
-    rel = np.where(rel < 0, UNJUDGED, rel)
-    num_ret = np.concatenate([found.num_ret for found in ranks]).astype(np.int64)
+    line = np.concatenate([found.line for found in batch])
+    rank = np.concatenate([found.rank for found in batch])
+    run = np.repeat(np.arange(len(batch), dtype=np.int32) * n, [len(f.line) for f in batch])
+    if keep is not None:
+        line, rank, run = line[keep], rank[keep], run[keep]
+    need = qrels.need32[line] + run
+    rel = qrels.relevance32[line]
+    rel[rel < 0] = UNJUDGED
+    num_ret = np.concatenate([found.num_ret for found in batch]).astype(np.int64)
     has_run = num_ret > 0
     # evaluate(complete=True) ranks a need without run lines on trec_eval's bogus
     # one-document ranking: one document outside the qrels at rank 1
-    num_ret = np.where(has_run, num_ret, 1)
+    num_ret[~has_run] = 1
     if full:
         starts = np.cumsum(num_ret) - num_ret
         every = np.full(int(num_ret.sum()), NONPOOL, np.int64)
@@ -137,35 +136,42 @@ def _ranking(
     )
 
 
-def _left(
-    qrels: QrelsIndex, removed: np.ndarray | None, width: int
+def _counts(
+    qrels: QrelsIndex, group: np.ndarray, groups: int, width: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per need, the judgments left without the ``removed`` lines: counts of each
-    non-negative relevance (needs x ``width``) and of all lines."""
-    kept = np.ones(len(qrels), bool) if removed is None else ~removed
-    nonneg = kept & (qrels.relevance >= 0)
+    """Per group (``group`` of each qrels line, -1: none) and need: the count of each
+    non-negative relevance (groups x needs x ``width``) and of all lines."""
     n = len(qrels.needs)
-    key = qrels.need[nonneg] * width + qrels.relevance[nonneg]
-    levels = np.bincount(key, minlength=n * width).reshape(n, width)
-    return levels, np.bincount(qrels.need[kept], minlength=n)
+    at = (group >= 0) & (qrels.relevance >= 0)
+    key = (group[at] * n + qrels.need[at]) * width + qrels.relevance[at]
+    levels = np.bincount(key, minlength=groups * n * width).reshape(groups, n, width)
+    at = group >= 0
+    lines = np.bincount(group[at] * n + qrels.need[at], minlength=groups * n)
+    return levels, lines.reshape(groups, n)
 
 
 def _per_need(
     qrels: QrelsIndex,
     ranks: list[JudgedRanks],
-    removed: list[np.ndarray | None],
+    teams: np.ndarray | None,
+    unique_to: np.ndarray,
     measures: list[str],
     relevance_level: int,
 ) -> dict[str, np.ndarray]:
-    """Per-need scores of each measure, runs x needs (``qrels.needs`` order), on the
-    qrels without each run's ``removed`` lines, as :func:`evaluate` with ``complete``
-    gives them; a need left with no qrels line scores 0, as one the run's qrels lack."""
+    """Per-need scores of each measure, runs x needs (``qrels.needs`` order), as
+    :func:`evaluate` with ``complete`` gives them: on all the qrels (``teams`` None),
+    or on the qrels without the lines unique to each run's team (``unique_to``: the team
+    a line is unique to, else -1); a need left with no qrels line scores 0, as one the
+    run's qrels lack."""
     requests = parse_requests(measures)
     full = any(req.measure.name in READS_UNJUDGED for req in requests)
-    nonneg = qrels.relevance >= 0
-    n, width = len(qrels.needs), int(qrels.relevance[nonneg].max(initial=0)) + 1
-    every, lines = _left(qrels, None, width)
-    left_of: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # a team's runs share its mask
+    n = len(qrels.needs)
+    width = int(qrels.relevance[qrels.relevance >= 0].max(initial=0)) + 1
+    every, lines = _counts(qrels, np.zeros(len(qrels), np.int64), 1, width)
+    if teams is not None:  # per team: the judgments left without its unique ones
+        groups = int(max(unique_to.max(initial=-1), teams.max(initial=-1))) + 1
+        gone, gone_lines = _counts(qrels, unique_to, groups, width)
+        every, lines = every - gone, lines - gone_lines
     out: dict[str, list[np.ndarray]] = {}
     start = 0
     while start < len(ranks):
@@ -173,13 +179,16 @@ def _per_need(
         while stop < len(ranks) and rows + len(ranks[stop].line) <= BATCH_ROWS:
             rows += len(ranks[stop].line)
             stop += 1
-        batch, gone = ranks[start:stop], removed[start:stop]
-        for m in gone:
-            if m is not None and id(m) not in left_of:
-                left_of[id(m)] = _left(qrels, m, width)
-        levels = np.stack([every if m is None else left_of[id(m)][0] for m in gone])
-        left = np.stack([lines if m is None else left_of[id(m)][1] for m in gone])
-        ranking = _ranking(qrels, batch, gone, levels, relevance_level, full)
+        batch = ranks[start:stop]
+        mine = [-1] * len(batch) if teams is None else teams[start:stop].tolist()
+        keep = None
+        if teams is not None:
+            line = np.concatenate([found.line for found in batch])
+            team = np.repeat(mine, [len(found.line) for found in batch])
+            keep = unique_to[line] != team
+        at = [0] * len(batch) if teams is None else mine
+        levels, left = every[at], lines[at]
+        ranking = _ranking(qrels, batch, keep, levels, relevance_level, full)
         columns = score_ranking(ranking, requests, True, False).columns
         if len(columns) != len(measures):
             raise ValueError(f"measure {measures[0]!r} gives several values: name one")
@@ -268,17 +277,20 @@ def pool_bias_of_ranks(
     unique_to = np.where(several, -1, first)
     judged_measure = f"Judged@{judged_k}"
     both = [measure, judged_measure] if measure != judged_measure else [measure]
-    values = _per_need(qrels, found, [None] * len(found), both, relevance_level)
+    values = _per_need(qrels, found, None, unique_to, both, relevance_level)
     judged_column = f"judged_{judged_k}"  # the engine's name; columns come in its order
     others = [c for c in values if c != judged_column] or [judged_column]
     score, judged = _means(values[others[0]]), _means(values[judged_column])
-    removed = [unique_to == t for t in range(len(teams))]
-    changed = [i for i in range(len(names)) if removed[team_of[i]].any()]
+    unique = unique_to >= 0
+    unique_judged = np.bincount(unique_to[unique], minlength=len(teams))
+    relevant = unique & (qrels.relevance >= relevance_level)
+    unique_relevant = np.bincount(unique_to[relevant], minlength=len(teams))
+    changed = np.flatnonzero(unique_judged[team_of] > 0)
     loo = score.copy()
-    if changed:
+    if len(changed):
         left_out = _per_need(
-            qrels, [found[i] for i in changed], [removed[team_of[i]] for i in changed],
-            [measure], relevance_level,
+            qrels, [found[i] for i in changed], team_of[changed], unique_to, [measure],
+            relevance_level,
         )  # fmt: skip
         loo[changed] = _means(next(iter(left_out.values())))
     rows = []
@@ -286,7 +298,7 @@ def pool_bias_of_ranks(
     loo_rank = np.empty(len(names), dtype=np.int64)
     for participant in pd.unique(by_participant):
         mine = np.flatnonzero(by_participant == participant)
-        gone = removed[int(np.searchsorted(teams, participant))]
+        team = int(np.searchsorted(teams, participant))
         trial = score.copy()
         trial[mine] = loo[mine]
         loo_rank[mine] = _competition_ranks(trial)[mine]
@@ -295,8 +307,8 @@ def pool_bias_of_ranks(
             {
                 "participant": participant,
                 "runs": int(mine.size),
-                "unique_judged": int(gone.sum()),
-                "unique_relevant": int((qrels.relevance[gone] >= relevance_level).sum()),
+                "unique_judged": int(unique_judged[team]),
+                "unique_relevant": int(unique_relevant[team]),
                 "max_drop": float(drops.max()),
                 "tau": kendall_tau(score, trial),
             }
