@@ -60,9 +60,17 @@ class QrelsIndex:
         key = pair_key(self.need, string_hash(self._doc))
         self._order = np.argsort(key, kind="stable")
         self._keys = key[self._order]
+        # a bit per slot of a table 16 times larger: most unjudged lines miss it, and
+        # only the others are searched for
+        self._bits = max(16, len(key).bit_length() + 4)
+        self._slots = np.zeros(1 << self._bits, bool)
+        self._slots[self._slot(key)] = True
 
     def __len__(self) -> int:
         return len(self.relevance)
+
+    def _slot(self, key: np.ndarray) -> np.ndarray:
+        return (key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - self._bits)
 
     def lines_of(
         self, need: np.ndarray, doc: pa.ChunkedArray, doc_hash: np.ndarray | None = None
@@ -70,17 +78,20 @@ class QrelsIndex:
         """The qrels line of each (need index, doc id) that has one: (row positions,
         lines). Keys pick the candidates; their doc ids are then compared exactly."""
         key = pair_key(need, string_hash(doc) if doc_hash is None else doc_hash)
+        candidates = np.flatnonzero(self._slots[self._slot(key)])
+        candidates = candidates[np.argsort(key[candidates])]  # sorted: a cache-friendly search
+        key = key[candidates]
         low = np.searchsorted(self._keys, key, "left")
         high = np.searchsorted(self._keys, key, "right")
         found = np.full(len(key), -1, np.int64)
         for step in range(int((high - low).max(initial=0))):  # 1 unless two keys collide
-            rows = np.flatnonzero((low + step < high) & (found < 0))
-            line = self._order[low[rows] + step]
-            same = pc.equal(doc.take(pa.array(rows)), self._doc.take(pa.array(line)))
+            at = np.flatnonzero((low + step < high) & (found < 0))
+            line = self._order[low[at] + step]
+            same = pc.equal(doc.take(pa.array(candidates[at])), self._doc.take(pa.array(line)))
             exact = same.to_numpy(zero_copy_only=False)
-            found[rows[exact]] = line[exact]
-        rows = np.flatnonzero(found >= 0)
-        return rows, found[rows].astype(np.int32)
+            found[at[exact]] = line[exact]
+        at = np.flatnonzero(found >= 0)
+        return candidates[at], found[at].astype(np.int32)
 
 
 def _strings(values: pd.Series) -> pa.ChunkedArray:
