@@ -34,7 +34,7 @@ from leaderboard.pipeline.loading import (
     queue_measure_tests,
     rescore_benchmark,
 )
-from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
+from leaderboard.pipeline.tasks import health_changed, queue_comparisons, queue_rescore
 
 JUDGMENTS_NOT_STORED = (
     "The file store is not answering, so the judgments file was not stored (the rest "
@@ -276,16 +276,24 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
     @admin.action(description="Hide from the leaderboard")
     def hide(self, request, queryset) -> None:
         queryset.update(is_hidden=True)
+        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
 
     @admin.action(description="Show on the leaderboard")
     def unhide(self, request, queryset) -> None:
         queryset.update(is_hidden=False)
         # Hidden runs were left out of comparisons; test them now (only new pairs).
         queue_comparisons(queryset.filter(status=Submission.Status.SCORED))
+        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
 
     @admin.action(description="Withdraw")
     def withdraw(self, request, queryset) -> None:
         queryset.withdraw()  # records withdrawn_at, as the owner's withdrawal does
+        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
+
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        if "is_hidden" in form.changed_data:
+            health_changed(obj.benchmark)
 
     @admin.action(description="Rescore")
     def rescore(self, request, queryset) -> None:

@@ -25,7 +25,7 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.models import Submission
 from leaderboard.pages.shortcuts import shown_result, visible_submission
-from leaderboard.pipeline.tasks import queue_comparisons
+from leaderboard.pipeline.tasks import health_changed, queue_comparisons
 from leaderboard.uploads.forms import RunDetailsForm
 
 
@@ -83,6 +83,7 @@ class OwnerAction(ApiView):
             run.withdraw(request.user)
         elif run.set_hidden(request.user, self.action == "hide") and self.action == "unhide":
             queue_comparisons([run])  # the pairs left untested while it was hidden
+        health_changed(run.benchmark)
         return run_answer(request, run)
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F
 
+from leaderboard.models.submissions import Submission
+
 __all__ = ["BenchmarkHealth", "PoolRanks"]
 
 
@@ -52,6 +54,22 @@ class BenchmarkHealth(models.Model):
         return cls.objects.filter(
             benchmark_id=benchmark_id, judgments_id=judgments_id, requested=number
         ).exists()
+
+    def pool_bias_for(self, user) -> dict | None:
+        """The stored pool-bias section with only the runs ``user`` may see now: a run
+        hidden or withdrawn since the health was computed is neither named nor linked,
+        before the recomputation its change queued has run."""
+        pool = self.data.get("pool_bias")
+        if not pool or not pool.get("runs"):
+            return pool
+        ids = [row["id"] for row in pool["runs"]]
+        seen = set(
+            Submission.objects.filter(pk__in=ids, benchmark_id=self.benchmark_id)
+            .live()
+            .visible_to(user)
+            .values_list("pk", flat=True)
+        )
+        return {**pool, "runs": [row for row in pool["runs"] if row["id"] in seen]}
 
     def measure(self, name: str) -> dict | None:
         return (self.data.get("measures") or {}).get(name)

@@ -33,7 +33,7 @@ from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Submission
 from leaderboard.pages.shortcuts import Problem, problem_page, visible_submission
-from leaderboard.pipeline.tasks import queue_comparisons
+from leaderboard.pipeline.tasks import health_changed, queue_comparisons
 from leaderboard.uploads.forms import ConfirmForm, RunDetailsForm
 
 
@@ -119,6 +119,7 @@ def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             run.withdraw(request.user)
         elif run.set_hidden(request.user, action == "hide") and action == "unhide":
             queue_comparisons([run])  # the pairs left untested while it was hidden
+        health_changed(run.benchmark)
         messages.success(request, spec.done.format(name=name))
         return redirect(run)
     used = Submission.objects.for_benchmark(run.benchmark).counted_today(request.user)
