@@ -250,3 +250,26 @@ def test_the_admin_actions_queue_a_recompute(
         assert len(queued) > before, action.__name__
     assert set(queued) == {(demo.pk, demo.current_judgments_id)}
     assert runs.get().is_withdrawn
+
+
+def test_hiding_in_the_admin_change_form_queues_a_recompute(
+    demo, rf, queued, django_capture_on_commit_callbacks
+) -> None:
+    from types import SimpleNamespace
+
+    from django.contrib import admin
+
+    from leaderboard.admin import SubmissionAdmin
+
+    model_admin = SubmissionAdmin(Submission, admin.site)
+    run = demo.submissions.get(run_name="system-B")
+    run.description = "changed"
+    with django_capture_on_commit_callbacks(execute=True):
+        model_admin.save_model(rf.post("/admin/"), run, SimpleNamespace(changed_data=[]), True)
+    assert queued == []
+    run.is_hidden = True
+    form = SimpleNamespace(changed_data=["is_hidden"])
+    with django_capture_on_commit_callbacks(execute=True):
+        model_admin.save_model(rf.post("/admin/"), run, form, True)
+    assert queued == [(demo.pk, demo.current_judgments_id)]
+    assert Submission.objects.get(pk=run.pk).is_hidden
