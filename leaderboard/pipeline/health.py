@@ -116,7 +116,7 @@ def _pool_ranks(results: list[Result], qrels: QrelsIndex) -> dict[str, JudgedRan
     stored = dict(PoolRanks.objects.filter(result__in=results).values_list("result_id", "data"))
     found = {}
     for result in results:
-        blob = stored.get(result.pk)
+        blob = stored.pop(result.pk, None)  # each copy held once
         try:
             ranks = None if blob is None else JudgedRanks.from_bytes(bytes(blob), qrels)
         except ValueError:

@@ -243,3 +243,15 @@ def test_judged_ranks_of_a_small_run() -> None:
     # ties go by doc id descending, in byte order: d9, d2, d10
     tied = pd.DataFrame({"need_id": "1", "doc_id": ["d10", "d2", "d9"], "score": [1.0, 1.0, 1.0]})
     assert judged_ranks(index, tied).rank.tolist() == [2]
+
+
+def test_doc_ids_whose_keys_collide_are_still_told_apart(monkeypatch) -> None:
+    """Every doc id of a need hashed alike: the keys only pick candidates, the ids decide."""
+    from evaluation.health import judged
+
+    monkeypatch.setattr(judged, "string_hash", lambda column: np.zeros(len(column), np.uint64))
+    qrels, runs, owners = campaign(7)
+    kw = {"measure": "map", "depth": 6}
+    assert_same(
+        pool_bias(qrels, runs, owners, **kw), reference_pool_bias(qrels, runs, owners, **kw)
+    )
