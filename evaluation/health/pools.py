@@ -180,13 +180,12 @@ def _per_need(
             rows += len(ranks[stop].line)
             stop += 1
         batch = ranks[start:stop]
-        mine = [-1] * len(batch) if teams is None else teams[start:stop].tolist()
-        keep = None
-        if teams is not None:
+        if teams is None:
+            keep, at = None, np.zeros(len(batch), np.int64)
+        else:  # a run's rows of lines unique to its team go
+            at = teams[start:stop]
             line = np.concatenate([found.line for found in batch])
-            team = np.repeat(mine, [len(found.line) for found in batch])
-            keep = unique_to[line] != team
-        at = [0] * len(batch) if teams is None else mine
+            keep = unique_to[line] != np.repeat(at, [len(found.line) for found in batch])
         levels, left = every[at], lines[at]
         ranking = _ranking(qrels, batch, keep, levels, relevance_level, full)
         columns = score_ranking(ranking, requests, True, False).columns
@@ -263,6 +262,8 @@ def pool_bias_of_ranks(
     if depth < 1:
         raise ValueError("pool depth must be at least 1")
     names = list(runs)
+    if not names:
+        raise ValueError("no runs to assess")
     found = [runs[name] for name in names]
     by_participant = np.array([participants[name] for name in names])
     teams, team_of = np.unique(by_participant, return_inverse=True)

@@ -255,3 +255,11 @@ def test_doc_ids_whose_keys_collide_are_still_told_apart(monkeypatch) -> None:
     assert_same(
         pool_bias(qrels, runs, owners, **kw), reference_pool_bias(qrels, runs, owners, **kw)
     )
+
+
+def test_no_runs_and_a_bad_depth_are_errors() -> None:
+    qrels, runs, owners = campaign(1)
+    with pytest.raises(ValueError, match="no runs"):
+        pool_bias(qrels, {}, {})
+    with pytest.raises(ValueError, match="depth"):
+        pool_bias(qrels, runs, owners, depth=0)
