@@ -41,6 +41,7 @@ __all__ = ["READS_UNJUDGED", "JudgedRanks", "QrelsIndex", "judged_ranks"]
 READS_UNJUDGED = frozenset({"G", "ndcg_rel", "Rndcg", "rbp_resid", "relstring"})
 
 _HEADER = 3  # int64s before the arrays: rows, needs, qrels lines
+SLICE = 1 << 20  # run lines looked up at a time
 
 
 class QrelsIndex:
@@ -77,10 +78,18 @@ class QrelsIndex:
     ) -> tuple[np.ndarray, np.ndarray]:
         """The qrels line of each (need index, doc id) that has one: (row positions,
         lines). Keys pick the candidates; their doc ids are then compared exactly."""
-        key = pair_key(need, string_hash(doc) if doc_hash is None else doc_hash)
-        candidates = np.flatnonzero(self._slots[self._slot(key)])
-        candidates = candidates[np.argsort(key[candidates])]  # sorted: a cache-friendly search
-        key = key[candidates]
+        doc_hash = string_hash(doc) if doc_hash is None else doc_hash
+        picked, keys = [], []
+        for start in range(0, len(need), SLICE):  # no run-long temporaries
+            part = slice(start, start + SLICE)
+            key = pair_key(need[part], doc_hash[part])
+            hit = np.flatnonzero(self._slots[self._slot(key)])
+            picked.append(hit + start)
+            keys.append(key[hit])
+        candidates = np.concatenate(picked) if picked else np.zeros(0, np.int64)
+        key = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
+        by_key = np.argsort(key)  # searched in key order: cache-friendly
+        candidates, key = candidates[by_key], key[by_key]
         low = np.searchsorted(self._keys, key, "left")
         high = np.searchsorted(self._keys, key, "right")
         found = np.full(len(key), -1, np.int64)
@@ -156,18 +165,22 @@ def judged_ranks(qrels: QrelsIndex, run: object) -> JudgedRanks:
     gives ``line == [0]``, ``rank == [2]``, ``num_ret == [3]``.
     """
     need, score, doc, doc_hash = _columns(qrels, run)
-    keep = np.flatnonzero(need >= 0)
-    if len(keep) < len(need):
+    if (need < 0).any():  # lines of needs without judgments go
+        keep = np.flatnonzero(need >= 0)
         need, score = need[keep], score[keep]
         doc = doc.take(pa.array(keep))
         doc_hash = None if doc_hash is None else doc_hash[keep]
     num_ret = np.bincount(need, minlength=len(qrels.needs)).astype(np.int32)
     at, line = qrels.lines_of(need, doc, doc_hash)
-    order = trec_order(need, score, doc)
-    ordered = need[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(need) else need
-    rank = np.empty(len(need), np.int64)  # each line's rank, in file order
-    rank[order] = np.arange(len(need)) - np.repeat(starts, np.diff(np.r_[starts, len(need)])) + 1
-    rank = rank[at]
-    by = np.lexsort((rank, need[at]))
+    by_row = np.argsort(at)
+    at, line = at[by_row], line[by_row]
+    order = trec_order(need, score, doc)  # grouped by need, in need order
+    judged = np.zeros(len(need), bool)
+    judged[at] = True
+    place = np.flatnonzero(judged[order])  # the judged lines' places in that order
+    rows = order[place]
+    first = np.cumsum(num_ret, dtype=np.int64) - num_ret  # each need's first place
+    rank = place - first[need[rows]] + 1
+    line = line[np.searchsorted(at, rows)]
+    by = np.lexsort((rank, need[rows]))
     return JudgedRanks(line[by], rank[by].astype(np.int32), num_ret, len(qrels))
