@@ -32,7 +32,7 @@ from leaderboard.pipeline.loading import (
     queue_measure_tests,
     rescore_benchmark,
 )
-from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
+from leaderboard.pipeline.tasks import health_changed, queue_comparisons, queue_rescore
 
 JUDGMENTS_NOT_STORED = (
     "The file store is not answering, so the judgments file was not stored (the rest "
@@ -308,16 +308,19 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
     def hide(self, request, queryset) -> None:
         # An organizer's hide: the participant cannot show the run again.
         queryset.hide(request.user, by_organizer=True)
+        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
 
     @admin.action(description="Show on the leaderboard")
     def unhide(self, request, queryset) -> None:
         shown = queryset.unhide(by_organizer=True)
         # Hidden runs were left out of comparisons; test them now (only new pairs).
         queue_comparisons(Submission.objects.filter(pk__in=shown).scored())
+        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
 
     @admin.action(description="Withdraw")
     def withdraw(self, request, queryset) -> None:
         queryset.withdraw()  # records withdrawn_at, as the owner's withdrawal does
+        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
 
     @admin.action(description="Rescore")
     def rescore(self, request, queryset) -> None:

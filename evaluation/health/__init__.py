@@ -8,14 +8,17 @@
   and the ASL curve (:func:`discriminative_power`, :func:`asl_curve`), from raw p-values
   or a score matrix (:func:`pair_p_values`, :func:`pairwise_t_p`).
 - :mod:`evaluation.health.agreement`: Kendall's tau and tau_AP between two rankings.
-- :mod:`evaluation.health.pools`: leave-one-participant-out pool bias and Judged@k
-  (:func:`pool_bias`, :func:`pool_contributions`).
+- :mod:`evaluation.health.pools`: leave-one-team-out pool bias and Judged@k
+  (:func:`pool_bias` from runs, :func:`pool_bias_of_ranks` from stored judged ranks,
+  :func:`pool_contributions`).
+- :mod:`evaluation.health.judged`: a run's judged documents and their ranks
+  (:class:`JudgedRanks`, :func:`judged_ranks`), all pool bias needs of a run.
 - :mod:`evaluation.health.summary`: all of it for one benchmark as a JSON-ready dict
   (:func:`benchmark_health`), what the platform stores.
 
 Imports: numpy, pandas, scipy, :mod:`evaluation.significance` (its tests and
 corrections, so a pair is tested the same way everywhere), and for pool bias
-:mod:`evaluation.measures` and :mod:`evaluation.trec` to rescore runs; no Django.
+:mod:`evaluation.measures` (its ranking and scoring) and :mod:`evaluation.trec` to read runs; no Django.
 Modules here import each other by module path, never through this package.
 """
 
@@ -27,7 +30,8 @@ from evaluation.health.discrimination import (
     pair_p_values,
     pairwise_t_p,
 )
-from evaluation.health.pools import pool_bias, pool_contributions
+from evaluation.health.judged import JudgedRanks, QrelsIndex, judged_ranks
+from evaluation.health.pools import pool_bias, pool_bias_of_ranks, pool_contributions
 from evaluation.health.power import (
     minimum_detectable_difference,
     residual_variance,
@@ -39,14 +43,18 @@ from evaluation.health.summary import DELTAS, benchmark_health
 __all__ = [
     "DELTAS",
     "TESTS",
+    "JudgedRanks",
+    "QrelsIndex",
     "asl_curve",
     "benchmark_health",
     "discriminative_power",
+    "judged_ranks",
     "kendall_tau",
     "minimum_detectable_difference",
     "pair_p_values",
     "pairwise_t_p",
     "pool_bias",
+    "pool_bias_of_ranks",
     "pool_contributions",
     "residual_variance",
     "t_test_power",

@@ -26,7 +26,7 @@ from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.models import Submission
-from leaderboard.pipeline.tasks import queue_comparisons
+from leaderboard.pipeline.tasks import health_changed, queue_comparisons
 from leaderboard.reading.visibility import shown_result, visible_submission
 from leaderboard.uploads.forms import RunDetailsForm
 
@@ -90,6 +90,7 @@ class OwnerAction(ApiView):
             run.hide(request.user)
         elif run.unhide(request.user):
             queue_comparisons([run])  # the pairs left untested while it was hidden
+        health_changed(run.benchmark)
         return run_answer(request, run)
 
 

@@ -6,7 +6,8 @@ comparisons between them; API tokens and idempotency keys. One module per group,
 - ``submissions``: ``Submission`` (a run and its status) and the run-name rules.
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
-- ``health``: ``BenchmarkHealth`` (power, discriminative power, pool bias; stored JSON).
+- ``health``: ``BenchmarkHealth`` (power, discriminative power, pool bias; stored JSON),
+  ``PoolRanks`` (a result's judged documents and their ranks, for pool bias).
 - ``idempotency``: ``IdempotencyKey`` (a submit's first answer, replayed to retries).
 - ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
 - ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
@@ -27,7 +28,7 @@ from leaderboard.models.benchmarks import (
     Judgments,
     judgments_path,
 )
-from leaderboard.models.health import BenchmarkHealth
+from leaderboard.models.health import BenchmarkHealth, PoolRanks
 from leaderboard.models.idempotency import IdempotencyKey
 from leaderboard.models.people import Profile, Team
 from leaderboard.models.phases import Phase, PhaseQuerySet, Window
@@ -60,6 +61,7 @@ __all__ = [
     "IdempotencyKey",
     "ComparisonQuerySet",
     "InformationNeed",
+    "PoolRanks",
     "Judgments",
     "MeasureVector",
     "PendingUpload",

@@ -16,7 +16,9 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F
 
-__all__ = ["BenchmarkHealth"]
+from leaderboard.models.submissions import Submission
+
+__all__ = ["BenchmarkHealth", "PoolRanks"]
 
 
 class BenchmarkHealth(models.Model):
@@ -53,6 +55,22 @@ class BenchmarkHealth(models.Model):
             benchmark_id=benchmark_id, judgments_id=judgments_id, requested=number
         ).exists()
 
+    def pool_bias_for(self, user) -> dict | None:
+        """The stored pool-bias section with only the runs ``user`` may see now: a run
+        hidden or withdrawn since the health was computed is neither named nor linked,
+        before the recomputation its change queued has run."""
+        pool = self.data.get("pool_bias")
+        if not pool or not pool.get("runs"):
+            return pool
+        ids = [row["id"] for row in pool["runs"]]
+        seen = set(
+            Submission.objects.filter(pk__in=ids, benchmark_id=self.benchmark_id)
+            .live()
+            .visible_to(user)
+            .values_list("pk", flat=True)
+        )
+        return {**pool, "runs": [row for row in pool["runs"] if row["id"] in seen]}
+
     def measure(self, name: str) -> dict | None:
         return (self.data.get("measures") or {}).get(name)
 
@@ -67,3 +85,20 @@ class BenchmarkHealth(models.Model):
             f"With {needs} need{'s' if needs != 1 else ''}, {label} differences below "
             f"{stats['mdd']:.3f} are unlikely to be detected at {power:.0%} power."
         )
+
+
+class PoolRanks(models.Model):
+    """One result's judged documents and their ranks, what pool bias reads of a run."""
+
+    result = models.OneToOneField(
+        "leaderboard.Result", on_delete=models.CASCADE, related_name="pool_ranks"
+    )
+    #: :meth:`evaluation.health.JudgedRanks.to_bytes`: int32 arrays, 8 bytes a
+    #: judged document retrieved plus 4 a need
+    data = models.BinaryField()
+
+    class Meta:
+        verbose_name_plural = "pool ranks"
+
+    def __str__(self) -> str:
+        return f"pool ranks of result {self.result_id}"

@@ -107,7 +107,7 @@ def benchmark_health(request: HttpRequest, slug: str) -> HttpResponse:
         "data": data,
         "measures": measures,
         "primary_label": measure_label(benchmark.primary_measure),
-        "pool": data.get("pool_bias"),
+        "pool": health.pool_bias_for(request.user) if health else None,
         "correction_label": CORRECTIONS.get(data.get("correction", ""), ""),
     }
     return render(request, "leaderboard/health.html", context)

@@ -8,9 +8,11 @@ vectors over the needs with a relevant document (as comparisons pair them); the
 engine's :func:`evaluation.health.benchmark_health` gives the MDD, topic set sizes,
 discriminative power (paired t-test with Holm over all pairs, the leaderboard's own
 test, from the stored comparisons when they cover every pair) and tau against the
-primary measure. Pool bias rescores each participant's runs (a participant is the
-run's team, else its owner) without the judgments only that participant pooled within
-the benchmark's pool depth; it reads every run file once.
+primary measure. Pool bias leaves one team out: it rescores each team's runs (a
+run's team, else its owner as a team of one) without the judgments only that team
+pooled within the benchmark's pool depth, from each result's stored
+:class:`~leaderboard.models.PoolRanks` (kept when the run was scored); no run file is
+read, except once for a result stored without them, whose ranks are stored then.
 """
 
 from __future__ import annotations
@@ -22,19 +24,26 @@ import pandas as pd
 from django.db import transaction
 from django.utils import timezone
 
-from evaluation.health import benchmark_health, pool_bias
-from evaluation.trec import read_run
+from evaluation.health import (
+    JudgedRanks,
+    QrelsIndex,
+    benchmark_health,
+    judged_ranks,
+    pool_bias_of_ranks,
+)
+from evaluation.trec.columnar import read_run
 from leaderboard.models import (
     Benchmark,
     BenchmarkHealth,
     Comparison,
     Judgments,
     MeasureVector,
+    PoolRanks,
     Result,
     Submission,
 )
 from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
-from leaderboard.pipeline.scoring import display_name, load_qrels
+from leaderboard.pipeline.scoring import display_name, pool_qrels
 
 TEST = "t"
 CORRECTION = "holm"
@@ -93,19 +102,36 @@ def _participant(submission: Submission) -> str:
     return f"team {team.pk}" if team is not None else f"user {submission.participant_id}"
 
 
-def _pool_bias(benchmark: Benchmark, judgments: Judgments, results: list[Result]) -> dict:
-    qrels = load_qrels(judgments)
-    runs, participants, names = {}, {}, {}
+def _read_ranks(submission: Submission, qrels: QrelsIndex) -> JudgedRanks:
+    with local_copy(submission.file) as path:  # from the bucket when files are in S3
+        run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
+    return judged_ranks(qrels, run)
+
+
+def _pool_ranks(results: list[Result], qrels: QrelsIndex) -> dict[str, JudgedRanks]:
+    """Each result's stored judged ranks (by submission id, as a str); a result stored
+    without them, or with ranks of other qrels, has its run read once and stored."""
+    stored = dict(PoolRanks.objects.filter(result__in=results).values_list("result_id", "data"))
+    found = {}
     for result in results:
-        submission = result.submission
-        key = str(submission.pk)
-        with local_copy(submission.file) as path:  # from the bucket when files are in S3
-            runs[key] = read_run(
-                path, name=display_name(submission), max_bytes=max_uncompressed_bytes()
-            ).frame
-        participants[key] = _participant(submission)
-        names[key] = submission.run_name
-    found = pool_bias(
+        blob = stored.pop(result.pk, None)  # each copy held once
+        try:
+            ranks = None if blob is None else JudgedRanks.from_bytes(bytes(blob), qrels)
+        except ValueError:
+            ranks = None
+        if ranks is None:
+            ranks = _read_ranks(result.submission, qrels)
+            PoolRanks.objects.update_or_create(result=result, defaults={"data": ranks.to_bytes()})
+        found[str(result.submission_id)] = ranks
+    return found
+
+
+def _pool_bias(benchmark: Benchmark, judgments: Judgments, results: list[Result]) -> dict:
+    qrels = pool_qrels(judgments)
+    runs = _pool_ranks(results, qrels)
+    participants = {str(r.submission_id): _participant(r.submission) for r in results}
+    names = {str(r.submission_id): r.submission.run_name for r in results}
+    found = pool_bias_of_ranks(
         qrels,
         runs,
         participants,

@@ -23,10 +23,11 @@ from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
+from evaluation.health import QrelsIndex, judged_ranks
 from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.trec import TrecFormatError, read_qrels
 from evaluation.trec.columnar import needs_present, read_run
-from leaderboard.models import Judgments, MeasureVector, Result, Submission
+from leaderboard.models import Judgments, MeasureVector, PoolRanks, Result, Submission
 from leaderboard.pipeline.coverage import coverage_warnings, depth_warnings, lines_per_need
 from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
 
@@ -40,6 +41,18 @@ def _qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> p
     storage = Judgments._meta.get_field("file").storage
     with local_copy((storage, stored_name)) as path:
         return read_qrels(path, name=name, max_bytes=max_bytes)
+
+
+@functools.lru_cache(maxsize=4)
+def _pool_qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> QrelsIndex:
+    return QrelsIndex(_qrels_cached(stored_name, sha256, name, max_bytes))
+
+
+def pool_qrels(judgments: Judgments) -> QrelsIndex:
+    """The judgments as pool bias looks runs up in them (cached as :func:`load_qrels`)."""
+    return _pool_qrels_cached(
+        judgments.file.name, judgments.sha256, display_name(judgments), max_uncompressed_bytes()
+    )
 
 
 def display_name(stored) -> str:
@@ -67,6 +80,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
         # the reader's columns, not a frame: evaluate scores them as they are
         run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
     read = time.perf_counter()
+    pool_ranks = judged_ranks(pool_qrels(judgments), run).to_bytes()
     run_needs, run_warnings = needs_present(run), run.warnings
     # the engine cuts each need at max_depth without a word: say how many needs it cut
     deep = depth_warnings(lines_per_need(run.need, len(run.needs)), benchmark.max_depth)
@@ -103,6 +117,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
                 "ranks": Result.pack_ranks(ranks, num_rel),
             },
         )
+        PoolRanks.objects.update_or_create(result=result, defaults={"data": pool_ranks})
         MeasureVector.objects.filter(result=result).delete()
         MeasureVector.objects.bulk_create(
             MeasureVector(

@@ -36,7 +36,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from leaderboard.models import BenchmarkHealth, Submission, SubmissionQuerySet
+from leaderboard.models import Benchmark, BenchmarkHealth, Submission, SubmissionQuerySet
 from leaderboard.pipeline import comparing, files, health, notify, scoring
 from leaderboard.pipeline.files import StorageUnavailable
 
@@ -250,6 +250,14 @@ def queue_comparisons(submissions: Iterable[Submission]) -> int:
             transaction.on_commit(lambda pk=pk, j=judgments_id: compare_submission.delay(pk, j))
             count += 1
     return count
+
+
+def health_changed(*benchmarks: Benchmark) -> None:
+    """Recompute the health of these benchmarks on their current judgments: which runs
+    it covers changed (a run hidden, shown again or withdrawn)."""
+    for benchmark in benchmarks:
+        if benchmark.current_judgments_id is not None:
+            queue_health(benchmark.pk, benchmark.current_judgments_id)
 
 
 def queue_health(benchmark_id: int, judgments_id: int) -> None:

@@ -35,7 +35,7 @@ from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Submission
 from leaderboard.pages.shortcuts import problem_page
-from leaderboard.pipeline.tasks import queue_comparisons
+from leaderboard.pipeline.tasks import health_changed, queue_comparisons
 from leaderboard.reading.visibility import Problem, visible_submission
 from leaderboard.uploads.forms import ConfirmForm, RunDetailsForm
 
@@ -130,6 +130,7 @@ def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             run.hide(request.user)
         elif run.unhide(request.user):
             queue_comparisons([run])  # the pairs left untested while it was hidden
+        health_changed(run.benchmark)
         messages.success(request, spec.done.format(name=name))
         return redirect(run)
     used = Submission.objects.for_benchmark(run.benchmark).counted_today(request.user)

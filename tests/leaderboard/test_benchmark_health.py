@@ -7,15 +7,17 @@ never computes; the leaderboard shows the MDD line.
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 from django.contrib.auth import get_user_model
 
-from evaluation.health import minimum_detectable_difference, residual_variance
+from evaluation.health import JudgedRanks, minimum_detectable_difference, residual_variance
 from leaderboard.celery import route
-from leaderboard.models import Benchmark, BenchmarkHealth, Submission
+from leaderboard.models import Benchmark, BenchmarkHealth, PoolRanks, Submission
 from leaderboard.pipeline import health, tasks
+from leaderboard.pipeline.scoring import pool_qrels
 
 
 def _other_owner(benchmark: Benchmark) -> None:
@@ -129,3 +131,124 @@ def test_pool_depth_in_the_admin_form(demo) -> None:
 
     assert "pool_depth" in BenchmarkForm.base_fields
     assert Benchmark._meta.get_field("pool_depth").default == 100
+
+
+def test_pool_bias_text_says_leave_one_team_out_and_explains_negative_drops(demo, client) -> None:
+    _other_owner(demo)
+    health.compute(demo.pk, demo.current_judgments_id)
+    html = client.get(f"/benchmarks/{demo.slug}/health/").content.decode()
+    key = html[html.index('id="pool-key"') : html.index("</p>", html.index('id="pool-key"'))]
+    assert "Leave one team out" in key and "participant out" not in key
+    assert "counts as a team of one" in key
+    assert "A drop can be negative" in key and "shrinks R" in key
+    assert "(2 teams)" in key
+
+
+def test_scoring_stores_the_judged_ranks_and_pool_bias_reads_no_run_file(demo, monkeypatch) -> None:
+    _other_owner(demo)
+    results = list(health._results(demo, demo.current_judgments))
+    stored = PoolRanks.objects.filter(result__in=results)
+    assert stored.count() == len(results) == 2
+    qrels = pool_qrels(demo.current_judgments)
+    for result in results:  # what scoring kept is what the run file gives
+        again = health._read_ranks(result.submission, qrels)
+        kept = JudgedRanks.from_bytes(bytes(stored.get(result=result).data), qrels)
+        assert kept.line.tolist() == again.line.tolist() and len(kept.line) > 0
+        assert kept.rank.tolist() == again.rank.tolist()
+    expected = health.compute(demo.pk, demo.current_judgments_id).data["pool_bias"]
+
+    def no_file(*args, **kwargs):
+        raise AssertionError("a run file was read")
+
+    monkeypatch.setattr(health, "local_copy", no_file)
+    assert health.compute(demo.pk, demo.current_judgments_id).data["pool_bias"] == expected
+    assert expected["participants"] == 2 and len(expected["runs"]) == 2
+
+
+def test_a_result_without_judged_ranks_has_its_run_read_once(demo, monkeypatch) -> None:
+    _other_owner(demo)
+    expected = health.compute(demo.pk, demo.current_judgments_id).data["pool_bias"]
+    PoolRanks.objects.all().delete()
+    read = []
+    real = health._read_ranks
+    monkeypatch.setattr(health, "_read_ranks", lambda s, q: read.append(s.pk) or real(s, q))
+    assert health.compute(demo.pk, demo.current_judgments_id).data["pool_bias"] == expected
+    assert len(read) == 2 and PoolRanks.objects.count() == 2
+    health.compute(demo.pk, demo.current_judgments_id)
+    assert len(read) == 2  # stored the first time
+
+
+@pytest.fixture
+def queued(monkeypatch) -> list:
+    """The health recomputations sent (benchmark, judgments), in place of the queue."""
+    sent = []
+    monkeypatch.setattr(
+        tasks.compute_health, "apply_async", lambda args, countdown: sent.append(args[:2])
+    )
+    return sent
+
+
+def test_a_hidden_run_is_off_the_health_page_at_once_and_a_recompute_is_queued(
+    demo, client, queued, django_capture_on_commit_callbacks
+) -> None:
+    _other_owner(demo)
+    health.compute(demo.pk, demo.current_judgments_id)
+    run = demo.submissions.get(run_name="system-B")
+    page = f"/benchmarks/{demo.slug}/health/"
+    html = client.get(page).content.decode()
+    assert "system-B" in html and f'href="/submissions/{run.pk}/"' in html
+    client.force_login(run.participant)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/submissions/{run.pk}/hide/", {"confirm": "on"})
+    assert response.status_code == 302
+    assert queued == [(demo.pk, demo.current_judgments_id)]
+    stored = BenchmarkHealth.objects.get(benchmark=demo).data["pool_bias"]["runs"]
+    assert "system-B" in {row["run"] for row in stored}  # not recomputed yet
+    assert "system-B" in client.get(page).content.decode()  # its owner still sees it
+    client.logout()
+    html = client.get(page).content.decode()
+    assert "Pool bias" in html and "system-A" in html
+    assert "system-B" not in html and f'href="/submissions/{run.pk}/"' not in html
+    # the recomputation leaves it out of the stored health too (one run: no pool bias)
+    data = health.compute(demo.pk, demo.current_judgments_id).data
+    assert data["runs"] == 1 and "system-B" not in json.dumps(data)
+
+
+def test_unhide_and_withdraw_through_the_api_queue_a_recompute(
+    demo, client, queued, django_capture_on_commit_callbacks
+) -> None:
+    from tests.leaderboard.test_api import bearer
+
+    _other_owner(demo)
+    run = demo.submissions.get(run_name="system-B")
+    headers = bearer(run.participant)
+    for action in ("hide", "unhide", "withdraw"):
+        before = len(queued)
+        with django_capture_on_commit_callbacks(execute=True):
+            answer = client.post(f"/api/submissions/{run.pk}/{action}/", headers=headers)
+        assert answer.status_code == 200, answer.content
+        assert len(queued) > before, action
+    assert set(queued) == {(demo.pk, demo.current_judgments_id)}
+    health.compute(demo.pk, demo.current_judgments_id)
+    html = client.get(f"/benchmarks/{demo.slug}/health/").content.decode()
+    assert "system-B" not in html
+
+
+def test_the_admin_actions_queue_a_recompute(
+    demo, rf, queued, organizer, django_capture_on_commit_callbacks
+) -> None:
+    from django.contrib import admin
+
+    from leaderboard.admin import SubmissionAdmin
+
+    runs = Submission.objects.filter(benchmark=demo, run_name="system-B")
+    model_admin = SubmissionAdmin(Submission, admin.site)
+    for action in (model_admin.hide, model_admin.unhide, model_admin.withdraw):
+        before = len(queued)
+        request = rf.post("/admin/")
+        request.user = organizer
+        with django_capture_on_commit_callbacks(execute=True):
+            action(request, runs)
+        assert len(queued) > before, action.__name__
+    assert set(queued) == {(demo.pk, demo.current_judgments_id)}
+    assert runs.get().is_withdrawn
