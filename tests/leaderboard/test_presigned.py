@@ -79,17 +79,39 @@ def test_a_bad_object_is_deleted_and_reported_with_its_line(s3_library, bucket, 
     assert not PendingUpload.objects.exists() and not Submission.objects.exists()
 
 
+def test_a_bad_line_deep_in_the_object_is_refused_with_its_line(s3_library, bucket, participant):
+    """Every line of the object is checked at confirmation, not only its first ones."""
+    filler = b"".join(b"stage-plays Q0 filler-%d 1 1.5 system-B\n" % i for i in range(1500))
+    bad = RUN_B + filler + b"stage-plays Q0 doc-x 1 not-a-number system-B\n"
+    upload = start_upload(participant, s3_library, file_name="deep.txt", size=len(bad))
+    assert put(upload, bad).status_code == 200
+    key = key_of(upload)
+    with pytest.raises(UploadRefused) as refused:
+        confirm_upload(participant, upload.token)
+    assert refused.value.status == 400
+    line = bad.count(b"\n")
+    assert refused.value.messages == [f"deep.txt:{line}: score 'not-a-number' is not a number"]
+    assert key not in bucket.keys()
+    assert not PendingUpload.objects.exists() and not Submission.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("ratio", "reason"),
+    [(10**9, "run.txt.gz: expands past 10 MB"), (100, "run.txt.gz: expands more than 100 times")],
+    ids=["size", "ratio"],
+)
 def test_a_gzip_bomb_in_the_bucket_is_refused_and_deleted(
-    s3_library, bucket, participant, settings
+    s3_library, bucket, participant, settings, ratio, reason
 ):
     settings.MAX_UNCOMPRESSED_MB = 10
+    settings.MAX_GZIP_RATIO = ratio
     bomb = gzip_bomb(30, head=RUN_B)
     upload = start_upload(participant, s3_library, file_name="run.txt.gz", size=len(bomb))
     assert put(upload, bomb).status_code == 200
     with pytest.raises(UploadRefused) as refused:
         confirm_upload(participant, upload.token)
     assert refused.value.status == 400
-    assert "run.txt.gz: expands past 10 MB" in refused.value.messages[0]
+    assert reason in refused.value.messages[0]
     assert bucket.keys() == [s3_library.latest_judgments.file.name]
 
 
