@@ -16,10 +16,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from leaderboard.models import Benchmark, Result, Submission, utc_day_start
-from leaderboard.models.submissions import keep_name
+from leaderboard.models.submissions import NAME_HELD, keep_name
 from leaderboard.pages.shortcuts import visible_submission
 from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
+from leaderboard.uploads import refusals
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, SubmissionForm, max_upload_bytes
 from leaderboard.uploads.middleware import content_length
 
@@ -48,19 +49,22 @@ def submit(request: HttpRequest, slug: str) -> HttpResponse:
     status = 200
     form = None
     refusal = ""
+    existing = None
     if request.method == "POST":
-        outcome = receive_run(request, benchmark, request.user)
+        outcome = receive_run(request, benchmark, request.user, refuse_identical=True)
         if outcome.submission is not None:
             if outcome.submission.waiting_for_queue:
                 messages.info(request, WAITING_FOR_QUEUE)
             return redirect(outcome.submission)
         form, status, refusal = outcome.form, outcome.status, outcome.refusal
+        existing = outcome.existing
     if form is None:
         form = SubmissionForm(benchmark=benchmark)
     context = {
         "benchmark": benchmark,
         "form": form,
         "refusal": refusal,
+        "existing": existing,
         **_limit_context(benchmark, request.user),
     }
     return render(request, "leaderboard/submit.html", context, status=status)
@@ -76,6 +80,7 @@ class Outcome:
     submission: Submission | None = None
     refusal: str = ""
     existing: Submission | None = None  # with 409: the same file, submitted before
+    retry_after: int | None = None  # with 429: seconds until an upload may be tried again
 
 
 def receive_run(
@@ -85,12 +90,17 @@ def receive_run(
 
     The one path for the upload form and the API, so both refuse the same files for the
     same reasons and share the daily limit. Status: 201 stored, 400 invalid, 403 closed,
-    413 too large, 429 daily limit reached, 503 the file store did not answer; with
-    ``refuse_identical`` (the API: a script retrying a lost answer), 409 when this user
-    already submitted the same bytes to this benchmark (``Outcome.existing`` is that run).
+    413 too large, 429 daily limit reached or too many refused uploads lately
+    (:mod:`~leaderboard.uploads.refusals`: refused before the body is read), 503 the file
+    store did not answer; with ``refuse_identical``, 409 when this user already submitted
+    the same bytes to this benchmark (``Outcome.existing`` is that run).
     """
+    wait = refusals.seconds_to_wait(user)
+    if wait:
+        return Outcome(429, refusal=refusals.too_many(wait), retry_after=wait)
     # Refuse an oversized body before Django spools it to disk.
     if content_length(request) > max_upload_bytes() + 1_048_576:
+        refusals.count(user)
         refusal = f"The upload is larger than the limit of {max_upload_bytes() // 1048576} MB."
         return Outcome(413, refusal=refusal)
     if not benchmark.is_open:
@@ -99,6 +109,8 @@ def receive_run(
     if not form.is_valid():
         upload = request.FILES.get("file")
         too_large = upload is not None and upload.size > max_upload_bytes()
+        if "file" in form.errors:
+            refusals.count(user)
         return Outcome(413 if too_large else 400, form=form)
     if refuse_identical:
         existing = _identical(user, benchmark, form)
@@ -112,13 +124,13 @@ def receive_run(
 
 
 def _identical(user, benchmark: Benchmark, form: SubmissionForm) -> Submission | None:
-    """This user's run on this benchmark with the same file (its SHA-256), if any."""
+    """This user's run on this benchmark with the same file (its SHA-256), if any: one
+    that holds its name (a failed or withdrawn run's file may be sent again)."""
     upload = form.cleaned_data["file"]
     sha256, _ = form.digest or _hash(upload)
     existing = (
         Submission.objects.for_benchmark(benchmark)
-        .live()
-        .filter(participant=user, sha256=sha256)
+        .filter(NAME_HELD, participant=user, sha256=sha256)
         .order_by("created")
         .first()
     )
@@ -160,9 +172,11 @@ def store_run(
                 f"You have used all {benchmark.daily_limit} submissions for today (UTC).",
             )
             return None, 429
-        if Submission.objects.filter(
-            benchmark=benchmark, run_name=form.cleaned_data["run_name"]
-        ).exists():
+        if (
+            Submission.objects.for_benchmark(benchmark)
+            .holding_name(form.cleaned_data["run_name"])
+            .exists()
+        ):
             taken = "A run with this name was just submitted."
             form.add_error("run_name", ValidationError(taken, code=RUN_NAME_TAKEN))
             return None, 400
