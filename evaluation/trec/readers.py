@@ -316,8 +316,8 @@ class _EveryLine:
         if len(self.pending) < LINES_BYTES:
             return
         end = self.pending.rfind(b"\n") + 1
-        if end == 0:
-            self._check(bytes(self.pending[: MAX_LINE_LENGTH + 1]) + b"\n")  # raises
+        if end == 0:  # one line, longer than any may be: the explainer says so (raises)
+            self._check(bytes(self.pending[: MAX_LINE_LENGTH + 1]) + b"\n", explain=True)
         self._check(bytes(self.pending[:end]))
         del self.pending[:end]
 
@@ -325,12 +325,16 @@ class _EveryLine:
         self._check(bytes(self.pending))
         self.pending.clear()
 
-    def _check(self, lines: bytes) -> None:
+    def _check(self, lines: bytes, explain: bool = False) -> None:
         try:
-            if self.before and run_header(lines) is not None:  # line 1 of the file only
-                _explain(lines, self.name, _RUN, must_fail=True)
-            if _has_content(lines):  # blank and comment lines only: nothing to read
+            if explain and b"\0" in lines:  # the reader looks for NUL bytes first
+                _check_bytes(lines, self.name)
+            if explain or (self.before and run_header(lines) is not None):  # a header
+                _explain(lines, self.name, _RUN, must_fail=True)  # is line 1 of the file only
+            if _has_content(lines):
                 read_run_columns(lines, self.name)
+            elif _longest_line(lines) > MAX_LINE_LENGTH:  # blank or comment lines only
+                _explain(lines, self.name, _RUN, must_fail=True)
         except TrecFormatError as error:
             if error.line is None:
                 raise
@@ -349,6 +353,11 @@ def _has_content(lines: bytes) -> bool:
     squeezed = np.frombuffer(b"\n" + lines.translate(None, _WHITESPACE), np.uint8)
     after_newline = squeezed[1:][squeezed[:-1] == 10]
     return bool(((after_newline != 10) & (after_newline != 35)).any())
+
+
+def _longest_line(lines: bytes) -> int:
+    ends = np.flatnonzero(np.frombuffer(lines + b"\n", np.uint8) == 10)
+    return int(np.diff(ends, prepend=-1).max()) - 1
 
 
 class _Answered:

@@ -103,15 +103,17 @@ class Counting(io.BytesIO):
     ("filler", "reason"),
     [
         (b"\n", "bomb.gz: expands more than 100 times its compressed size"),
-        (b" ", "bomb.gz: expands more than 100 times its compressed size"),
-        (b"\0", "bomb.gz:2001: binary file (NUL byte)"),  # its first piece is checked first
+        (b"\n\n\n\n\n\n\n#\n", "bomb.gz: expands more than 100 times its compressed size"),
+        # one line with no end: its first megabyte is checked first
+        (b" ", "bomb.gz:2001: line longer than 10000 characters"),
+        (b"\0", "bomb.gz:2001: binary file (NUL byte)"),
     ],
-    ids=["blank-lines", "spaces", "zeros"],
+    ids=["blank-lines", "comments", "spaces", "zeros"],
 )
 def test_a_gzip_bomb_past_valid_lines_is_refused_a_few_mb_in(filler, reason):
     """1 GB (one gzip member per MB, ~1,000x) behind 2,000 valid lines: refused for
-    its ratio (or its first NUL byte) with a small part of the compressed file read,
-    long before its size would refuse it."""
+    its ratio (or its first megabyte's bad line) with a small part of the compressed
+    file read, long before its size would refuse it."""
     bomb = gzip_bomb(1024, head=b"".join(lines()), filler=filler, members=True)
     stream = Counting(bomb)
     with pytest.raises(TrecFormatError) as caught:
@@ -133,3 +135,14 @@ def test_a_run_compressed_as_runs_are_passes_the_ratio_limit():
     assert 5 < len(data) / len(packed) < 100
     check = check_run(packed, "run.gz", max_bytes=LIMIT, every_line=True, max_ratio=100)
     assert len(check.need_ids) == 2000
+
+
+@pytest.mark.parametrize(
+    "long", [b" " * (2 << 20), b"#" + b" " * 20_000 + b"\n"], ids=["no-end", "comment"]
+)
+def test_a_long_blank_or_comment_line_is_refused_as_read_run_refuses_it(long):
+    data = b"".join(lines(1500)) + long + b"".join(lines(10))
+    with pytest.raises(TrecFormatError) as read:
+        read_run(data, "run.txt")
+    assert str(read.value) == "run.txt:1501: line longer than 10000 characters"
+    assert refusal(data) == str(read.value)
