@@ -65,11 +65,15 @@ class SubmissionQuerySet(models.QuerySet):
     def live(self) -> SubmissionQuerySet:
         return self.exclude(status=Submission.Status.WITHDRAWN)
 
+    def holding_names(self) -> SubmissionQuerySet:
+        """The runs that hold their names: neither failed nor withdrawn. A failed or
+        withdrawn run keeps its name on its page, but a corrected upload may take it
+        (``unique_live_run_name``), and send the same file again."""
+        return self.filter(NAME_HELD)
+
     def holding_name(self, run_name: str) -> SubmissionQuerySet:
-        """The runs that hold ``run_name`` (at most one per benchmark): neither failed nor
-        withdrawn. A failed or withdrawn run keeps its name on its page, but a corrected
-        upload may take it (``unique_live_run_name``)."""
-        return self.filter(NAME_HELD, run_name=run_name)
+        """The run holding ``run_name`` (at most one per benchmark)."""
+        return self.holding_names().filter(run_name=run_name)
 
     def scored(self) -> SubmissionQuerySet:
         return self.filter(status=Submission.Status.SCORED)

@@ -9,14 +9,14 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from leaderboard.models import Benchmark, Result, Submission, utc_day_start
-from leaderboard.models.submissions import NAME_HELD, keep_name
+from leaderboard.models.submissions import keep_name
 from leaderboard.pages.shortcuts import visible_submission
 from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
@@ -130,7 +130,8 @@ def _identical(user, benchmark: Benchmark, form: SubmissionForm) -> Submission |
     sha256, _ = form.digest or _hash(upload)
     existing = (
         Submission.objects.for_benchmark(benchmark)
-        .filter(NAME_HELD, participant=user, sha256=sha256)
+        .holding_names()
+        .filter(participant=user, sha256=sha256)
         .order_by("created")
         .first()
     )
@@ -172,12 +173,12 @@ def store_run(
                 f"You have used all {benchmark.daily_limit} submissions for today (UTC).",
             )
             return None, 429
+        taken = "A run with this name was just submitted."
         if (
             Submission.objects.for_benchmark(benchmark)
             .holding_name(form.cleaned_data["run_name"])
             .exists()
         ):
-            taken = "A run with this name was just submitted."
             form.add_error("run_name", ValidationError(taken, code=RUN_NAME_TAKEN))
             return None, 400
         submission = Submission(
@@ -194,7 +195,14 @@ def store_run(
                 submission.file.name = stored_name
             else:  # submission_path makes the stored name short and safe from this one
                 save(submission.file, _gz_suffixed(upload), upload)
-            submission.save()
+            try:
+                with transaction.atomic():
+                    submission.save()
+            except IntegrityError:  # another user's upload took the name meanwhile
+                form.add_error("run_name", ValidationError(taken, code=RUN_NAME_TAKEN))
+                if not stored_name:
+                    discard(submission.file.storage, submission.file.name)
+                return None, 400
             queue_scoring(submission)
         except BaseException:
             if not stored_name:  # no orphan file; a presigned upload's object stays

@@ -281,3 +281,21 @@ def test_a_presigned_object_is_kept_when_its_row_cannot_be_stored(
     assert key_of(upload) in bucket.keys()
     monkeypatch.setattr(Submission, "save", real_save)
     assert confirm_upload(participant, upload.token).run_name == "system-B"
+
+
+def test_refused_confirmations_spend_the_budget_and_then_no_upload_starts(
+    s3_library, bucket, participant, settings
+):
+    settings.UPLOAD_REFUSAL_LIMIT = 2
+    bad = RUN_B + b"stage-plays Q0 doc-x 1 not-a-number system-B\n"
+    for _ in range(2):
+        upload = start_upload(participant, s3_library, file_name="bad.txt", size=len(bad))
+        assert put(upload, bad).status_code == 200
+        with pytest.raises(UploadRefused) as refused:
+            confirm_upload(participant, upload.token)
+        assert refused.value.status == 400
+    with pytest.raises(UploadRefused) as early:
+        start_upload(participant, s3_library, file_name="good.txt", size=len(RUN_B))
+    assert early.value.status == 429
+    assert "Your last 2 uploads were refused" in early.value.messages[0]
+    assert not PendingUpload.objects.exists()

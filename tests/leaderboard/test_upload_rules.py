@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -276,3 +277,35 @@ def test_a_hung_redis_does_not_hold_an_upload_and_the_outbox_keeps_the_run(
             redis.Redis.from_url(broker).delete(*queues_of(queue))
     run.refresh_from_db()
     assert run.sent_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_of_several_users_racing_for_a_name_gets_it_and_none_a_500(library, monkeypatch):
+    """Six users post one name at once: the database's constraint lets one run hold it;
+    the others are told the name was just taken (400; the API's 409), nothing stored."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+
+    from leaderboard.uploads import views as upload_views
+
+    monkeypatch.setattr(upload_views, "queue_scoring", lambda submission: None)
+    users = [get_user_model().objects.create_user(f"racer{i}") for i in range(6)]
+    barrier = threading.Barrier(6)
+
+    def upload(i: int) -> int:
+        client = Client()
+        client.force_login(users[i])
+        barrier.wait()
+        try:
+            response = client.post(
+                FORM, {"file": SimpleUploadedFile("r.txt", variant(i)), "run_name": "same"}
+            )
+            return response.status_code
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        codes = sorted(pool.map(upload, range(6)))
+    assert codes == [302, 400, 400, 400, 400, 400]
+    assert Submission.objects.filter(run_name="same").count() == 1
