@@ -252,7 +252,7 @@ def test_concurrent_uploads_cannot_pass_the_daily_limit(library, participant, mo
         client.force_login(participant)
         barrier.wait()
         try:
-            return post_run(client, RUN_B, run_name=f"c{i}").status_code
+            return post_run(client, variant(i), run_name=f"c{i}").status_code
         finally:
             connection.close()
 
