@@ -479,6 +479,17 @@ if not 1 <= MAX_UNCOMPRESSED_MB <= 10240:
     raise ImproperlyConfigured(
         f"MAX_UNCOMPRESSED_MB must be between 1 and 10240 (10 GB), got {MAX_UNCOMPRESSED_MB}"
     )
+# A gzipped upload whose content grows past this many times the compressed bytes read
+# (once past 8 MB of content) is refused there, without inflating the rest: real runs
+# compress 5-15 times, a gzip bomb a thousand times.
+MAX_GZIP_RATIO = at_least("MAX_GZIP_RATIO", env_int("MAX_GZIP_RATIO", 100), 20, "")
+# After this many refused uploads (bad file, too large) within UPLOAD_REFUSAL_WINDOW
+# seconds, a user's uploads are refused at once (429) until the window ends; counted in
+# the cache, per user.
+UPLOAD_REFUSAL_LIMIT = at_least("UPLOAD_REFUSAL_LIMIT", env_int("UPLOAD_REFUSAL_LIMIT", 20), 1, "")
+UPLOAD_REFUSAL_WINDOW = at_least(
+    "UPLOAD_REFUSAL_WINDOW", env_int("UPLOAD_REFUSAL_WINDOW", 3600), 60, "seconds"
+)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # Django's two handlers, reading 1 MB pieces, the second hashing a file as it arrives.
 FILE_UPLOAD_HANDLERS = [
@@ -609,6 +620,12 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_step": 0.2,
     "interval_max": 0.5,
 }
+# An upload's own attempt to hand its run to the broker: one try, on a connection with
+# this timeout (milliseconds); a run the broker did not take in time waits in the
+# outbox (send_unsent), which sends it with the timeouts above.
+UPLOAD_PUBLISH_TIMEOUT_MS = at_least(
+    "UPLOAD_PUBLISH_TIMEOUT_MS", env_int("UPLOAD_PUBLISH_TIMEOUT_MS", 500), 50, "ms"
+)
 CELERY_REDIS_SOCKET_TIMEOUT = BROKER_TIMEOUT_SECONDS
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = BROKER_TIMEOUT_SECONDS
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -56,6 +56,11 @@ __all__ = [
     "write_run",
 ]
 
+# zlib's fastest level: a 5 MB run compresses ~10x faster than at gzip's default 9 for
+# ~15% more bytes, which pays off on any link faster than ~0.1 MB/s (bench/bench_gzip.py,
+# docs/performance.md).
+GZIP_LEVEL = 1
+
 QUERY_COLUMNS = ("query_id", "qid", "need_id", "q_id")
 DOC_COLUMNS = ("doc_id", "docno")
 RELEVANCE_COLUMNS = ("relevance", "label", "score")
@@ -87,13 +92,18 @@ def run_text(run: Any, tag: str | None = None) -> str:
 
 
 def run_gzip(run: Any, tag: str | None = None) -> bytes:
-    """:func:`run_text` gzipped (a file given already gzipped is returned as it is).
-    The bytes are the same for the same run (no timestamp in the gzip header)."""
+    """:func:`run_text` gzipped at :data:`GZIP_LEVEL` (a file given already gzipped is
+    returned as it is). The bytes are the same for the same run (no timestamp in the
+    gzip header)."""
     if _is_file(run):
         _no_tag_for_a_file(tag)
         data = _raw_bytes(run)
-        return data if data.startswith(GZIP_MAGIC) else gzip.compress(data, mtime=0)
-    return gzip.compress(run_text(run, tag).encode("utf-8"), mtime=0)
+        return data if data.startswith(GZIP_MAGIC) else _gzip(data)
+    return _gzip(run_text(run, tag).encode("utf-8"))
+
+
+def _gzip(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
 
 
 def write_run(run: Any, path: str | os.PathLike[str], tag: str | None = None) -> Path:

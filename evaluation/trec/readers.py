@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import BinaryIO
+
+import numpy as np
 
 from evaluation.trec.columnar import Run, header_warning, read_qrels, read_run
 from evaluation.trec.columns import first_fields
@@ -89,6 +92,8 @@ def check_run(
     max_lines: int = 1000,
     max_bytes: int | None = None,
     judged: Collection[str] | None = None,
+    every_line: bool = False,
+    max_ratio: float | None = None,
 ) -> RunCheck:
     """Check the first ``max_lines`` content lines of a run (for an upload form).
 
@@ -107,16 +112,27 @@ def check_run(
     than ``max_bytes`` is not read past that point: it cannot expand, so nothing more of
     it would be refused here, and its first lines usually answer a judged need (a 7M-line
     run: ~10 ms instead of 0.7-0.9 s). A gzip stream is still read to its end.
+
+    ``every_line`` (with ``max_bytes``): every line is checked, by :func:`read_run`'s
+    own rules (fields, score, NUL bytes, line length; a doc_id twice within 1 MB of
+    lines), 1 MB of whole lines at a time, so the first bad line anywhere is refused
+    here as ``file:line: reason``; the whole file is then read.
+
+    ``max_ratio``: a gzip stream whose content grows past ``max_ratio`` times the
+    compressed bytes read so far (once past :data:`~evaluation.trec.sources.RATIO_FLOOR`)
+    is refused there, without inflating the rest (see :class:`Decoded`).
     """
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
-            return check_run(f, name or os.fspath(source), max_lines, max_bytes, judged)
+            return check_run(
+                f, name or os.fspath(source), max_lines, max_bytes, judged, every_line, max_ratio
+            )
     stream: BinaryIO = io.BytesIO(source) if isinstance(source, bytes) else source
     name = name or getattr(stream, "name", None) or "<stream>"
     if not isinstance(name, str):
         name = "<stream>"
     plain_size = _remaining(stream)
-    decoded = Decoded(stream, name, max_bytes)
+    decoded = Decoded(stream, name, max_bytes, max_ratio)
     reader = io.BufferedReader(decoded, PIECE)
     head, ended, content = _read_head(reader, max_lines)
     blank = not head.strip(_WHITESPACE + b"\n")
@@ -139,10 +155,14 @@ def check_run(
         # past its head, a plain file within the limit has nothing to be refused for:
         # once a judged need is seen, the rest is not read (a gzip stream always is)
         may_stop = not decoded.gzipped and plain_size is not None and plain_size <= max_bytes
+        may_stop = may_stop and not every_line
         needs, carry = first_fields(body), b""
         answered.add(needs)
+        rest = _EveryLine(name, head) if every_line else None
         piece = b"" if answered.found and may_stop else reader.read1(PIECE)
         while piece:  # Decoded counts and checks every byte; what the head left, first
+            if rest is not None:
+                rest.add(piece)
             blank = blank and piece.isspace()  # the same six bytes, 8x faster than strip
             if not answered.found:
                 lines = carry + piece
@@ -156,6 +176,8 @@ def check_run(
             piece = decoded.read(PIECE)
         if blank:  # more blank lines than the head keeps, and nothing else
             _check_bytes(head, name)
+        if rest is not None:
+            rest.finish()
         if not answered.found:  # every need id: none judged, or no judged given
             last = first_fields(carry + b"\n")
             answered.add(last)
@@ -166,6 +188,80 @@ def check_run(
             answered.judged = None  # the rest might: not known
     check.answers = None if answered.judged is None else answered.found
     return check
+
+
+# every_line checks whole lines this many bytes at a time (a line with no end within them
+# is longer than any line may be: its first bytes are checked, and fail). Small, since a
+# piece of irregular lines (blank lines between them) goes through the normalisation,
+# which holds ~50 bytes per byte of it; pieces of blank lines only are not parsed.
+LINES_BYTES = PIECE
+_FIRST_ON_LINE = re.compile(r"\(first on line (\d+)\)")
+
+
+class _EveryLine:
+    """A run's lines, its head first, checked as :func:`read_run` checks a file
+    (:func:`~evaluation.trec.columnar.read_run`, on :data:`LINES_BYTES` at a
+    time), with the errors' line numbers counted from the start of the file."""
+
+    def __init__(self, name: str, head: bytes) -> None:
+        self.name, self.before = name, 0  # lines of the file before the pending ones
+        self.pending = bytearray(head)
+
+    def add(self, piece: bytes) -> None:
+        self.pending += piece
+        if len(self.pending) < LINES_BYTES:
+            return
+        end = self.pending.rfind(b"\n") + 1
+        if end == 0:  # one line, longer than any may be: the explainer says so (raises)
+            self._check(bytes(self.pending[: MAX_LINE_LENGTH + 1]) + b"\n", explain=True)
+        self._check(bytes(self.pending[:end]))
+        del self.pending[:end]
+
+    def finish(self) -> None:
+        self._check(bytes(self.pending))
+        self.pending.clear()
+
+    def _check(self, lines: bytes, explain: bool = False) -> None:
+        # Bare newlines before and after the other lines (a bomb's filler, a run's
+        # trailing blank lines) are counted, not parsed: the rest then usually takes
+        # the reader's fast path, not its normalisation (~50 bytes held per byte).
+        body = lines.rstrip(b"\n")
+        lead = len(body) - len(body.lstrip(b"\n"))
+        body, before = body[lead:] + b"\n", self.before + lead
+        try:
+            if body == b"\n":
+                pass
+            elif explain and b"\0" in body:  # the reader looks for NUL bytes first
+                _check_bytes(body, self.name)
+            elif explain or (before and run_header(body) is not None):  # a header is
+                _explain(body, self.name, _RUN, must_fail=True)  # line 1 of the file only
+            elif _has_content(body):
+                read_run(body, self.name)
+            elif _longest_line(body) > MAX_LINE_LENGTH:  # blank or comment lines only
+                _explain(body, self.name, _RUN, must_fail=True)
+        except TrecFormatError as error:
+            if error.line is None:
+                raise
+            reason = _FIRST_ON_LINE.sub(
+                lambda m: f"(first on line {int(m.group(1)) + before})", error.reason
+            )
+            raise TrecFormatError(self.name, error.line + before, reason) from None
+        self.before += lines.count(b"\n")
+
+
+def _has_content(lines: bytes) -> bool:
+    """Whether some line is neither blank nor a comment (vectorised: a piece of blank
+    lines costs a few numpy passes, not a parse)."""
+    if not lines.translate(None, _WHITESPACE + b"\n"):
+        return False
+    squeezed = np.frombuffer(b"\n" + lines.translate(None, _WHITESPACE), np.uint8)
+    after_newline = squeezed[1:][squeezed[:-1] == 10]
+    return bool(((after_newline != 10) & (after_newline != 35)).any())
+
+
+def _longest_line(lines: bytes) -> int:
+    ends = np.flatnonzero(np.frombuffer(lines + b"\n", np.uint8) == 10)
+    return int(np.diff(ends, prepend=-1).max()) - 1
 
 
 class _Answered:

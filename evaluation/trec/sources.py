@@ -24,6 +24,9 @@ import numpy as np
 
 GZIP_MAGIC = b"\x1f\x8b"
 PIECE = 1 << 20  # bytes decompressed (or read) at a time while streaming
+# Below this much content, a gzip stream may expand by any ratio (a small file of
+# repeated lines compresses far better than a run); past it, ``max_ratio`` holds.
+RATIO_FLOOR = 8 << 20
 
 Source = str | os.PathLike | BinaryIO | bytes
 
@@ -100,12 +103,14 @@ class _Gunzip:
 
     def __init__(self, stream: BinaryIO, started: bytes) -> None:
         self._stream, self._input = stream, started
+        self.taken = len(started)  # compressed bytes read from the stream so far
         self._inflater = None
         self._error: GzipError | None = None
 
     def _read_more(self) -> bytes:
         more = self._stream.read(1 << 16)
         self._input += more
+        self.taken += len(more)
         return more
 
     def _next_member(self) -> bool:
@@ -170,16 +175,28 @@ class Decoded(io.RawIOBase):
     out (None: no limit) or when the gzip data is corrupt, truncated or followed by
     garbage. Nothing is held beyond the piece a caller asks for.
 
+    ``max_ratio`` (None: none): a gzip stream is refused as soon as its content, past
+    :data:`RATIO_FLOOR`, is more than ``max_ratio`` times the compressed bytes read so
+    far. zlib inflates a piece of at most 1 MB per call and the stream is read 64 KB at
+    a time, so a bomb is stopped a few MB in, whatever it would expand to.
+
     ``gzipped`` says which it was; ``size`` and ``lines`` count the bytes and newlines
     delivered so far (the line a broken stream breaks in is ``lines + 1``).
     """
 
-    def __init__(self, stream: BinaryIO, name: str, max_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        stream: BinaryIO,
+        name: str,
+        max_bytes: int | None = None,
+        max_ratio: float | None = None,
+    ) -> None:
         magic = stream.read(2)
         self.gzipped = magic == GZIP_MAGIC
         self._gunzip = _Gunzip(stream, magic) if self.gzipped else None
         self._plain = None if self.gzipped else _Prefixed(magic, stream)
         self.name_, self.max_bytes = name, max_bytes
+        self.max_ratio = max_ratio if self.gzipped else None
         self.size = self.lines = 0
 
     def readable(self) -> bool:
@@ -201,6 +218,18 @@ class Decoded(io.RawIOBase):
         self.size += len(piece)
         if self.max_bytes is not None and self.size > self.max_bytes:
             raise too_large(self.name_, self.max_bytes, self.gzipped)
+        if (
+            self.max_ratio is not None
+            and self.size > RATIO_FLOOR
+            and self.size > self.max_ratio * self._gunzip.taken
+        ):
+            raise TrecFormatError(
+                self.name_,
+                None,
+                f"expands more than {self.max_ratio:g} times its compressed size "
+                f"({size_text(self.size)} from {self._gunzip.taken:,} bytes read; "
+                "a run compresses 5-15 times)",
+            )
         # numpy counts a megabyte of newlines ~6x faster than bytes.count
         self.lines += int(np.count_nonzero(np.frombuffer(piece, np.uint8) == 10))
         return piece

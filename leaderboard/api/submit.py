@@ -145,7 +145,8 @@ def refusal(request: Request, benchmark: Benchmark, outcome: Outcome) -> ApiErro
     """Why the run was not stored, as the error to answer with."""
     form = outcome.form
     if form is None or not form.errors:
-        return ApiError(outcome.status, outcome.refusal or "The run was not accepted.")
+        wait = {"Retry-After": str(outcome.retry_after)} if outcome.retry_after else {}
+        return ApiError(outcome.status, outcome.refusal or "The run was not accepted.", {}, wait)
     details: dict = {
         ("non_field" if field == "__all__" else field): [str(m) for m in messages]
         for field, messages in form.errors.items()
@@ -155,9 +156,11 @@ def refusal(request: Request, benchmark: Benchmark, outcome: Outcome) -> ApiErro
     existing = outcome.existing
     if form.has_error("run_name", RUN_NAME_TAKEN):
         status = 409
-        existing = Submission.objects.filter(
-            benchmark=benchmark, run_name=form.cleaned_data.get("run_name")
-        ).first()
+        existing = (
+            Submission.objects.for_benchmark(benchmark)
+            .holding_name(form.cleaned_data.get("run_name", ""))
+            .first()
+        )
     if status == 409 and existing is not None:
         details["existing"] = existing_run(request, existing)
     reached = getattr(form, "limit_reached", None)

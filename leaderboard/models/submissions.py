@@ -60,12 +60,27 @@ def utc_day_start(now: dt.datetime | None = None) -> dt.datetime:
     return now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+# The runs whose name no other run of the benchmark may take: all but failed and
+# withdrawn ones (the unique constraint's condition, and ``holding_name``'s filter).
+NAME_HELD = ~Q(status__in=["failed", "withdrawn"])
+
+
 class SubmissionQuerySet(models.QuerySet):
     def for_benchmark(self, benchmark: Benchmark) -> SubmissionQuerySet:
         return self.filter(benchmark=benchmark)
 
     def live(self) -> SubmissionQuerySet:
         return self.exclude(status=Submission.Status.WITHDRAWN)
+
+    def holding_names(self) -> SubmissionQuerySet:
+        """The runs that hold their names: neither failed nor withdrawn. A failed or
+        withdrawn run keeps its name on its page, but a corrected upload may take it
+        (``unique_live_run_name``), and send the same file again."""
+        return self.filter(NAME_HELD)
+
+    def holding_name(self, run_name: str) -> SubmissionQuerySet:
+        """The run holding ``run_name`` (at most one per benchmark)."""
+        return self.holding_names().filter(run_name=run_name)
 
     def scored(self) -> SubmissionQuerySet:
         return self.filter(status=Submission.Status.SCORED)
@@ -155,14 +170,22 @@ class SubmissionQuerySet(models.QuerySet):
         return ids
 
     def requeue_all(self) -> list[int]:
-        """Put these runs (withdrawn ones excepted) back to ``queued``, attempts reset.
+        """Put these runs (withdrawn ones, and failed ones whose name another run took,
+        excepted) back to ``queued``, attempts reset.
 
         One UPDATE for all of them; returns their ids. The caller sends the tasks
         (``leaderboard.pipeline.tasks.queue_rescore``). Running ones too: a task that
         started before, say, a new judgments version finds its row re-queued when it
         finishes, keeps nothing, and the new message scores it.
         """
-        ids = list(self.live().values_list("pk", flat=True))
+        # a failed run whose name a later run took stays failed: two runs never hold a name
+        taken = Submission.objects.filter(NAME_HELD, benchmark=OuterRef("benchmark"))
+        taken = taken.filter(run_name=OuterRef("run_name")).exclude(pk=OuterRef("pk"))
+        ids = list(
+            self.live()
+            .exclude(Q(status=Submission.Status.FAILED) & Exists(taken))
+            .values_list("pk", flat=True)
+        )
         Submission.objects.filter(pk__in=ids).update(
             status=Submission.Status.QUEUED,
             queued_at=timezone.now(),
@@ -385,7 +408,9 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-created"]
         constraints = [
-            models.UniqueConstraint(fields=["benchmark", "run_name"], name="unique_run_name"),
+            models.UniqueConstraint(
+                fields=["benchmark", "run_name"], condition=NAME_HELD, name="unique_live_run_name"
+            ),
         ]
         indexes = [models.Index(fields=["status", "queued_at"])]
 

@@ -25,12 +25,13 @@ Redis is down is stored, answered normally, and scored once Redis is back.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import kombu.exceptions
-from celery import shared_task
+from celery import current_app, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
@@ -188,24 +189,43 @@ def discard_expired_uploads() -> int:
 # --- Sending work ---------------------------------------------------------------------
 
 
-def send_scoring(ids: Iterable[int]) -> int:
+def send_scoring(ids: Iterable[int], timeout: float | None = None) -> int:
     """Hand these runs' scoring messages to the broker now; mark each one it accepted.
 
     Stops at the first broker error (it is down: the next ones would wait as long for
     nothing); the rest stay unsent, for ``send_unsent``. The broker's socket timeouts
-    and ``task_publish_retry_policy`` (settings) bound the wait to a few seconds.
-    Returns how many were accepted.
+    and ``task_publish_retry_policy`` (settings) bound the wait to a few seconds; with
+    ``timeout`` (seconds), one try on a connection of its own with that socket timeout
+    (an upload's request: the outbox sends later anyway). Returns how many were accepted.
     """
     sent = 0
-    for pk in ids:
-        try:
-            score_submission.delay(pk)
-        except BROKER_ERRORS as error:
-            log.warning("broker did not take run %s (%s); the outbox sends it later", pk, error)
-            break
-        Submission.objects.filter(pk=pk).mark_sent()
-        sent += 1
+    with _publishing(timeout) as options:
+        for pk in ids:
+            try:
+                score_submission.apply_async((pk,), **options)
+            except (*BROKER_ERRORS, OSError) as error:
+                log.warning("broker did not take run %s (%s); the outbox sends it later", pk, error)
+                break
+            Submission.objects.filter(pk=pk).mark_sent()
+            sent += 1
     return sent
+
+
+@contextlib.contextmanager
+def _publishing(timeout: float | None) -> Iterator[dict]:
+    """``apply_async``'s options: none (the app's pooled connection, its timeouts and
+    retries), or, with ``timeout``, one try on a fresh connection with that timeout."""
+    if timeout is None:
+        yield {}
+        return
+    # kombu's own connection retries (max_retries) would wait seconds between tries
+    limits = {"socket_timeout": timeout, "socket_connect_timeout": timeout, "max_retries": 0}
+    connection = current_app.connection_for_write(transport_options=limits)
+    try:
+        yield {"connection": connection, "retry": False}
+    finally:
+        with contextlib.suppress(*BROKER_ERRORS, OSError):
+            connection.release()
 
 
 def queue_scoring(submission: Submission) -> None:
@@ -217,7 +237,7 @@ def queue_scoring(submission: Submission) -> None:
     """
 
     def send() -> None:
-        if send_scoring([submission.pk]):
+        if send_scoring([submission.pk], settings.UPLOAD_PUBLISH_TIMEOUT_MS / 1000):
             submission.sent_at = submission.sent_at or timezone.now()
 
     transaction.on_commit(send)

@@ -8,6 +8,7 @@ status, the participant's own runs and what the owner may do to one
 - ``views``: the pages, and ``receive_run``, the one path a run takes into the platform
   (the API's submit endpoint calls it too, so both refuse the same files for the same
   reasons and share the daily limit).
+- ``refusals``: the per-user budget of refused uploads (429 once it is spent).
 - ``owners``: the owner's edit, hide/unhide and withdraw pages (thin: the model acts).
 - ``handlers``: the upload handlers (settings' ``FILE_UPLOAD_HANDLERS``): 1 MB pieces, a
   file spooled to disk hashed on a thread as it arrives.

@@ -106,13 +106,17 @@ class SubmissionForm(forms.Form):
             hashing = pool.submit(sha256_of_path, path) if path and not received else None
             try:
                 upload.seek(0)
-                # A gzip file is streamed to its end (1 MB at a time, nothing kept): a
-                # bomb is refused once it expands past the limit, a broken gzip stream
-                # here and not in the worker. A plain file is read only until a line
-                # answers a judged need (usually in its first lines): the rest has
-                # nothing to refuse here, and the worker reads it all.
+                # The file is streamed to its end (1 MB at a time, a few MB of lines
+                # kept): every line is checked by the engine's own rules, a gzip bomb is
+                # refused once it expands past the size or the ratio limit, a broken
+                # gzip stream here: what the worker would refuse is refused now.
                 check = check_run(
-                    upload, name=name, max_bytes=max_uncompressed_bytes(), judged=judged or None
+                    upload,
+                    name=name,
+                    max_bytes=max_uncompressed_bytes(),
+                    judged=judged or None,
+                    every_line=True,
+                    max_ratio=settings.MAX_GZIP_RATIO,
                 )
             except TrecFormatError as error:
                 raise forms.ValidationError(str(error)) from error
@@ -134,7 +138,7 @@ class SubmissionForm(forms.Form):
         if not run_name:
             self.add_error("run_name", "Give the run a name: its tag is not a valid run name.")
             return cleaned
-        if Submission.objects.filter(benchmark=self.benchmark, run_name=run_name).exists():
+        if Submission.objects.for_benchmark(self.benchmark).holding_name(run_name).exists():
             message = f"A run named {run_name!r} already exists on this benchmark."
             self.add_error("run_name", forms.ValidationError(message, code=RUN_NAME_TAKEN))
         cleaned["run_name"] = run_name

@@ -40,6 +40,7 @@ from leaderboard.pipeline.files import (
     local_copy,
     unavailable_as_error,
 )
+from leaderboard.uploads import refusals
 from leaderboard.uploads.forms import SubmissionForm, max_upload_bytes
 from leaderboard.uploads.views import STORE_DOWN, store_run
 
@@ -108,7 +109,8 @@ def start_upload(
     Refuses (``UploadRefused``) with 501 when files are not in a bucket, 403 when the
     benchmark is closed, 413 when ``size`` is over ``MAX_UPLOAD_MB``, 400 for an empty
     file or a bad or taken run name, 429 when the day's submissions are used up (checked
-    again at confirmation), 503 when the bucket does not answer.
+    again at confirmation) or too many uploads were refused lately
+    (:mod:`~leaderboard.uploads.refusals`), 503 when the bucket does not answer.
     """
     if not available():
         raise UploadRefused(
@@ -117,6 +119,9 @@ def start_upload(
     window = benchmark.window()
     if window.refusal:
         raise UploadRefused(403, window.refusal)
+    wait = refusals.seconds_to_wait(user)
+    if wait:
+        raise UploadRefused(429, refusals.too_many(wait))
     name = os.path.basename(file_name or "") or "run"
     if size <= 0:
         raise UploadRefused(400, f"{name}: the file is empty.")
@@ -130,7 +135,7 @@ def start_upload(
             run_name_validator(run_name)
         except ValidationError as error:
             raise UploadRefused(400, *error.messages) from error
-        if Submission.objects.filter(benchmark=benchmark, run_name=run_name).exists():
+        if Submission.objects.for_benchmark(benchmark).holding_name(run_name).exists():
             raise UploadRefused(400, f"A run named {run_name!r} already exists on this benchmark.")
     reached = window.limit_reached(benchmark, user, Profile.find(user).team, timezone.now())
     if reached:
@@ -242,6 +247,8 @@ def _check_and_store(user, pending: PendingUpload) -> Submission:
             )
             if not form.is_valid():
                 _drop(pending)
+                if "file" in form.errors:
+                    refusals.count(user)
                 raise UploadRefused(400, *_messages(form))
             submission, status = store_run(
                 user, pending.benchmark, form, pending.created, stored_name=pending.key

@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,6 +21,7 @@ from leaderboard.models.submissions import keep_name
 from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
 from leaderboard.reading.visibility import visible_submission
+from leaderboard.uploads import refusals
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, SubmissionForm, max_upload_bytes
 from leaderboard.uploads.middleware import request_started
 
@@ -44,19 +45,22 @@ def submit(request: HttpRequest, slug: str) -> HttpResponse:
     status = 200
     form = None
     refusal = ""
+    existing = None
     if request.method == "POST":
-        outcome = receive_run(request, benchmark, request.user)
+        outcome = receive_run(request, benchmark, request.user, refuse_identical=True)
         if outcome.submission is not None:
             if outcome.submission.waiting_for_queue:
                 messages.info(request, WAITING_FOR_QUEUE)
             return redirect(outcome.submission)
         form, status, refusal = outcome.form, outcome.status, outcome.refusal
+        existing = outcome.existing
     if form is None:
         form = SubmissionForm(benchmark=benchmark)
     context = {
         "benchmark": benchmark,
         "form": form,
         "refusal": refusal,
+        "existing": existing,
         **_limit_context(benchmark, request.user),
     }
     return render(request, "leaderboard/submit.html", context, status=status)
@@ -72,6 +76,7 @@ class Outcome:
     submission: Submission | None = None
     refusal: str = ""
     existing: Submission | None = None  # with 409: the same file, submitted before
+    retry_after: int | None = None  # with 429: seconds until an upload may be tried again
 
 
 def receive_run(
@@ -81,12 +86,17 @@ def receive_run(
 
     The one path for the upload form and the API, so both refuse the same files for the
     same reasons and share the daily limit. Status: 201 stored, 400 invalid, 403 closed (or outside every phase),
-    413 too large, 429 daily limit reached, 503 the file store did not answer; with
-    ``refuse_identical`` (the API: a script retrying a lost answer), 409 when this user
-    already submitted the same bytes to this benchmark (``Outcome.existing`` is that run).
+    413 too large, 429 daily limit reached or too many refused uploads lately
+    (:mod:`~leaderboard.uploads.refusals`: refused before the body is read), 503 the file
+    store did not answer; with ``refuse_identical``, 409 when this user already submitted
+    the same bytes to this benchmark (``Outcome.existing`` is that run).
     """
+    wait = refusals.seconds_to_wait(user)
+    if wait:
+        return Outcome(429, refusal=refusals.too_many(wait), retry_after=wait)
     # Refuse an oversized body before Django spools it to disk.
     if content_length(request) > max_upload_bytes() + 1_048_576:
+        refusals.count(user)
         refusal = f"The upload is larger than the limit of {max_upload_bytes() // 1048576} MB."
         return Outcome(413, refusal=refusal)
     started = request_started(request)
@@ -97,6 +107,8 @@ def receive_run(
     if not form.is_valid():
         upload = request.FILES.get("file")
         too_large = upload is not None and upload.size > max_upload_bytes()
+        if "file" in form.errors:
+            refusals.count(user)
         return Outcome(413 if too_large else 400, form=form)
     if refuse_identical:
         existing = _identical(user, benchmark, form)
@@ -110,12 +122,13 @@ def receive_run(
 
 
 def _identical(user, benchmark: Benchmark, form: SubmissionForm) -> Submission | None:
-    """This user's run on this benchmark with the same file (its SHA-256), if any."""
+    """This user's run on this benchmark with the same file (its SHA-256), if any: one
+    that holds its name (a failed or withdrawn run's file may be sent again)."""
     upload = form.cleaned_data["file"]
     sha256, _ = form.digest or _hash(upload)
     existing = (
         Submission.objects.for_benchmark(benchmark)
-        .live()
+        .holding_names()
         .filter(participant=user, sha256=sha256)
         .order_by("created")
         .first()
@@ -161,10 +174,12 @@ def store_run(
         if form.limit_reached:
             form.add_error(None, form.limit_reached.message)
             return None, 429
-        if Submission.objects.filter(
-            benchmark=benchmark, run_name=form.cleaned_data["run_name"]
-        ).exists():
-            taken = "A run with this name was just submitted."
+        taken = "A run with this name was just submitted."
+        if (
+            Submission.objects.for_benchmark(benchmark)
+            .holding_name(form.cleaned_data["run_name"])
+            .exists()
+        ):
             form.add_error("run_name", ValidationError(taken, code=RUN_NAME_TAKEN))
             return None, 400
         submission = Submission(
@@ -183,7 +198,14 @@ def store_run(
                 submission.file.name = stored_name
             else:  # submission_path makes the stored name short and safe from this one
                 save(submission.file, _gz_suffixed(upload), upload)
-            submission.save()
+            try:
+                with transaction.atomic():
+                    submission.save()
+            except IntegrityError:  # another user's upload took the name meanwhile
+                form.add_error("run_name", ValidationError(taken, code=RUN_NAME_TAKEN))
+                if not stored_name:
+                    discard(submission.file.storage, submission.file.name)
+                return None, 400
             queue_scoring(submission)
         except BaseException:
             if not stored_name:  # no orphan file; a presigned upload's object stays

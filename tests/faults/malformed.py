@@ -3,8 +3,8 @@
 ``malformed(i)`` gives file number ``i`` of a deterministic mix: random bytes, truncated
 lines, wrong column counts, bad scores (``nan``, ``1e999``, ``abc``...), repeated
 documents, huge lines, bad UTF-8, NUL bytes, CRLF endings, empty files, comment-only
-files, damaged gzip, and bad lines deep in the file (past the 1,000 lines the upload
-check reads: the worker must name those). Valid lines before the bad one come with blank
+files, damaged gzip, and bad lines deep in the file (past the upload check's first 1,000
+lines, which it reads by the same rules as the rest). Valid lines before the bad one come with blank
 and comment lines mixed in, so a line number is only right if every line is counted.
 """
 
@@ -28,7 +28,7 @@ class Malformed:
     content: bytes
     line: int | None  # the line the refusal must name; None: any line (random bytes...)
     reason: str  # a regex the reason must match
-    deep: bool = False  # past the upload check's head: accepted, then failed by the worker
+    deep: bool = False  # past the upload check's first 1,000 lines
     whole: str = ""  # a refusal about the whole upload, not a line: its exact message
 
     @property

@@ -224,19 +224,34 @@ def test_a_run_submitted_through_the_api_is_scored(
     assert "system-B" in client.get("/api/benchmarks/library/").content.decode()
 
 
-def test_a_run_that_fails_scoring_reports_its_reason(
-    client, library, participant, django_capture_on_commit_callbacks
-):
+def test_a_bad_line_deep_in_the_file_is_a_400_naming_it(client, library, participant):
+    """Every line is checked at upload: a score that is no number past the first
+    thousand lines is refused with its file:line: reason, not failed later."""
     lines = RUN_B.decode().splitlines()
     deep = lines + [f"stage-plays Q0 x-{i} 1 {i} system-B" for i in range(1200)]
     deep.append("stage-plays Q0 broken 1 NOTANUMBER system-B")
+    content = ("\n".join(deep) + "\n").encode()
+    body = error_of(upload(client, bearer(participant), content, "deep.txt"), 400)
+    reason = f"deep.txt:{len(deep)}: score 'NOTANUMBER' is not a number"
+    assert body["error"] == reason and body["details"]["file"] == [reason]
+    assert not Submission.objects.exists()
+
+
+def test_a_run_that_fails_scoring_reports_its_reason(
+    client, library, participant, settings, django_capture_on_commit_callbacks
+):
+    """What only the worker can find (here: the file outgrew a limit lowered after it
+    was stored) fails the run, with the reason on the API."""
     headers = bearer(participant)
-    with django_capture_on_commit_callbacks(execute=True):
-        response = upload(client, headers, ("\n".join(deep) + "\n").encode(), "deep.txt")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = upload(client, headers, RUN_B, "run.txt")
     assert response.status_code == 201
+    settings.MAX_UNCOMPRESSED_MB = 0
+    for callback in callbacks:
+        callback()
     polled = client.get(response["Location"], headers=headers).json()
     assert polled["status"] == "failed" and polled["summary"] is None
-    assert f"deep.txt:{len(deep)}:" in polled["failure_reason"]
+    assert polled["failure_reason"].endswith(".txt: is larger than 0 bytes")
     body = error_of(client.get(polled["per_need_url"], headers=headers), 404)
     assert body["details"] == {"status": "failed"}
 
@@ -315,7 +330,7 @@ def test_the_daily_limit_is_shared_with_the_web_form(client, library, participan
     web = Client()
     web.force_login(participant)
     for i in range(2):
-        data = {"file": SimpleUploadedFile("run.txt", RUN_B), "run_name": f"web-{i}"}
+        data = {"file": SimpleUploadedFile("run.txt", variant(10 + i)), "run_name": f"web-{i}"}
         assert web.post("/benchmarks/library/submit/", data).status_code == 302
     headers = bearer(participant)
     assert upload(client, headers, variant(0), run_name="api-0").status_code == 201
@@ -324,7 +339,7 @@ def test_the_daily_limit_is_shared_with_the_web_form(client, library, participan
     assert "all 3 submissions for today" in body["error"]
     assert body["details"]["limit"] == 3 and body["details"]["resets_at"]
     assert 0 < int(refused["Retry-After"]) <= 86400
-    data = {"file": SimpleUploadedFile("run.txt", RUN_B), "run_name": "web-2"}
+    data = {"file": SimpleUploadedFile("run.txt", variant(12)), "run_name": "web-2"}
     assert web.post("/benchmarks/library/submit/", data).status_code == 429
     assert Submission.objects.count() == 3
 

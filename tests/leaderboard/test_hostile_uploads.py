@@ -55,7 +55,9 @@ def refusal(response) -> str:
 
 @pytest.fixture
 def small_limit(settings):
+    """The size limit alone (the ratio limit has tests of its own, test_upload_checks)."""
     settings.MAX_UNCOMPRESSED_MB = 10
+    settings.MAX_GZIP_RATIO = 10**9
 
 
 # --- Gzip bombs and broken gzip at upload ------------------------------------------------
@@ -184,7 +186,12 @@ def test_the_upload_check_holds_little_whatever_the_bomb():
         text=True,
         timeout=120,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "MAX_UNCOMPRESSED_MB": "500"},
+        env={
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "MAX_UNCOMPRESSED_MB": "500",
+            "MAX_GZIP_RATIO": str(10**9),  # the size limit alone
+        },
     )
     assert result.returncode == 0, result.stderr
     figures = json.loads(result.stdout)
@@ -310,15 +317,21 @@ def test_refusals_name_the_file_as_it_was_given(client, library, participant, po
 def test_the_worker_names_the_file_as_it_was_given_and_the_run_page_shows_it(
     client, library, participant, django_capture_on_commit_callbacks
 ):
-    deep = RUN_B + LONG_RUN + b"stage-plays Q0 broken 1 NOTANUMBER system-B\n"
+    """A doc_id twice, further apart than the upload check's 1 MB pieces: only the
+    worker, which reads the whole run at once, finds it."""
+    first = RUN_B.split(b"\n", 1)[0] + b"\n"
+    filler = b"".join(b"stage-plays Q0 filler-%07d 1 1.5 system-B\n" % i for i in range(30_000))
+    assert len(filler) > 1 << 20
+    deep = RUN_B + filler + first
     line = deep.count(b"\n")
     with django_capture_on_commit_callbacks(execute=True):
         response = form_post(client, participant, deep, "My run <v2>.txt", run_name="deep")
     assert response.status_code == 302
     submission = Submission.objects.get()
     assert submission.status == "failed"
+    doc, need = first.split()[2].decode(), first.split()[0].decode()
     assert submission.failure_reason == (
-        f"My run <v2>.txt:{line}: score 'NOTANUMBER' is not a number"
+        f"My run <v2>.txt:{line}: doc_id {doc!r} twice for need {need!r} (first on line 1)"
     )
     page = client.get(submission.get_absolute_url()).content.decode()
     assert '<code class="file-name">My run &lt;v2&gt;.txt</code>' in page

@@ -79,17 +79,39 @@ def test_a_bad_object_is_deleted_and_reported_with_its_line(s3_library, bucket, 
     assert not PendingUpload.objects.exists() and not Submission.objects.exists()
 
 
+def test_a_bad_line_deep_in_the_object_is_refused_with_its_line(s3_library, bucket, participant):
+    """Every line of the object is checked at confirmation, not only its first ones."""
+    filler = b"".join(b"stage-plays Q0 filler-%d 1 1.5 system-B\n" % i for i in range(1500))
+    bad = RUN_B + filler + b"stage-plays Q0 doc-x 1 not-a-number system-B\n"
+    upload = start_upload(participant, s3_library, file_name="deep.txt", size=len(bad))
+    assert put(upload, bad).status_code == 200
+    key = key_of(upload)
+    with pytest.raises(UploadRefused) as refused:
+        confirm_upload(participant, upload.token)
+    assert refused.value.status == 400
+    line = bad.count(b"\n")
+    assert refused.value.messages == [f"deep.txt:{line}: score 'not-a-number' is not a number"]
+    assert key not in bucket.keys()
+    assert not PendingUpload.objects.exists() and not Submission.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("ratio", "reason"),
+    [(10**9, "run.txt.gz: expands past 10 MB"), (100, "run.txt.gz: expands more than 100 times")],
+    ids=["size", "ratio"],
+)
 def test_a_gzip_bomb_in_the_bucket_is_refused_and_deleted(
-    s3_library, bucket, participant, settings
+    s3_library, bucket, participant, settings, ratio, reason
 ):
     settings.MAX_UNCOMPRESSED_MB = 10
+    settings.MAX_GZIP_RATIO = ratio
     bomb = gzip_bomb(30, head=RUN_B)
     upload = start_upload(participant, s3_library, file_name="run.txt.gz", size=len(bomb))
     assert put(upload, bomb).status_code == 200
     with pytest.raises(UploadRefused) as refused:
         confirm_upload(participant, upload.token)
     assert refused.value.status == 400
-    assert "run.txt.gz: expands past 10 MB" in refused.value.messages[0]
+    assert reason in refused.value.messages[0]
     assert bucket.keys() == [s3_library.latest_judgments.file.name]
 
 
@@ -259,3 +281,21 @@ def test_a_presigned_object_is_kept_when_its_row_cannot_be_stored(
     assert key_of(upload) in bucket.keys()
     monkeypatch.setattr(Submission, "save", real_save)
     assert confirm_upload(participant, upload.token).run_name == "system-B"
+
+
+def test_refused_confirmations_spend_the_budget_and_then_no_upload_starts(
+    s3_library, bucket, participant, settings
+):
+    settings.UPLOAD_REFUSAL_LIMIT = 2
+    bad = RUN_B + b"stage-plays Q0 doc-x 1 not-a-number system-B\n"
+    for _ in range(2):
+        upload = start_upload(participant, s3_library, file_name="bad.txt", size=len(bad))
+        assert put(upload, bad).status_code == 200
+        with pytest.raises(UploadRefused) as refused:
+            confirm_upload(participant, upload.token)
+        assert refused.value.status == 400
+    with pytest.raises(UploadRefused) as early:
+        start_upload(participant, s3_library, file_name="good.txt", size=len(RUN_B))
+    assert early.value.status == 429
+    assert "Your last 2 uploads were refused" in early.value.messages[0]
+    assert not PendingUpload.objects.exists()

@@ -21,6 +21,11 @@ DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 
 
+def variant(n: int) -> bytes:
+    """Run B with another tag: other bytes (one participant's identical files are a 409)."""
+    return RUN_B.replace(b"system-B", f"system-B{n}".encode())
+
+
 def post_run(client, content: bytes, name: str = "run.txt", **fields):
     upload = SimpleUploadedFile(name, content)
     return client.post("/benchmarks/library/submit/", {"file": upload, **fields})
@@ -122,27 +127,24 @@ def test_bad_files_are_refused_with_file_line_and_reason(
     assert not Submission.objects.exists()
 
 
-def test_an_error_deep_in_the_file_fails_the_run_with_its_line(
-    client, library, participant, django_capture_on_commit_callbacks
+@pytest.mark.parametrize("gzipped", [False, True], ids=["plain", "gzip"])
+def test_an_error_deep_in_the_file_is_refused_at_upload_with_its_line(
+    client, library, participant, gzipped
 ):
+    """Every line is checked at upload, not only the first thousand: a score that is no
+    number on line 1,234 of 2,000 is a 400 naming the line, and nothing is stored."""
     lines = RUN_B.decode().splitlines()
-    bad = (
-        "\n".join(
-            lines
-            + [f"stage-plays Q0 extra-{i} 1 {i} system-B" for i in range(1200)]
-            + ["stage-plays Q0 broken 1 NOTANUMBER system-B"]
-        )
-        + "\n"
-    )
-    line_number = len(lines) + 1201
+    body = lines + [f"stage-plays Q0 extra-{i} 1 {i} system-B" for i in range(2000 - len(lines))]
+    body[1233] = "stage-plays Q0 broken 1 NOTANUMBER system-B"
+    content = ("\n".join(body) + "\n").encode()
+    name = "deep.txt.gz" if gzipped else "deep.txt"
     client.force_login(participant)
-    with django_capture_on_commit_callbacks(execute=True):
-        response = post_run(client, bad.encode(), "deep.txt", run_name="deep")
-    assert response.status_code == 302  # the quick check reads only the first lines
-    submission = Submission.objects.get()
-    assert submission.status == "failed"
-    assert f"deep.txt:{line_number}:" in submission.failure_reason
-    assert not submission.results.exists()
+    response = post_run(
+        client, gzip.compress(content) if gzipped else content, name, run_name="deep"
+    )
+    assert response.status_code == 400
+    assert f"{name}:1234: score &#x27;NOTANUMBER&#x27; is not a number" in response.content.decode()
+    assert not Submission.objects.exists()
 
 
 def test_over_the_size_limit_is_refused(client, library, participant, settings):
@@ -177,8 +179,8 @@ def test_run_names_are_unique_per_benchmark_and_validated(client, library, parti
 def test_daily_limit_counts_this_utc_day_and_not_failed_runs(client, library, participant):
     client.force_login(participant)
     for i in range(3):
-        assert post_run(client, RUN_B, run_name=f"r{i}").status_code == 302
-    refused = post_run(client, RUN_B, run_name="r3")
+        assert post_run(client, variant(i), run_name=f"r{i}").status_code == 302
+    refused = post_run(client, variant(3), run_name="r3")
     assert refused.status_code == 429
     assert "all 3 submissions for today" in refused.content.decode()
     # A run that failed does not count; runs of yesterday do not count.
@@ -186,9 +188,9 @@ def test_daily_limit_counts_this_utc_day_and_not_failed_runs(client, library, pa
     Submission.objects.filter(run_name="r1").update(
         created=Submission.objects.get(run_name="r1").created - dt.timedelta(days=1)
     )
-    assert post_run(client, RUN_B, run_name="r4").status_code == 302
-    assert post_run(client, RUN_B, run_name="r5").status_code == 302
-    assert post_run(client, RUN_B, run_name="r6").status_code == 429
+    assert post_run(client, variant(4), run_name="r4").status_code == 302
+    assert post_run(client, variant(5), run_name="r5").status_code == 302
+    assert post_run(client, variant(6), run_name="r6").status_code == 429
 
 
 def test_status_endpoint_reports_state_and_hides_hidden_runs(
@@ -249,7 +251,7 @@ def test_concurrent_uploads_cannot_pass_the_daily_limit(library, participant, mo
         client.force_login(participant)
         barrier.wait()
         try:
-            return post_run(client, RUN_B, run_name=f"c{i}").status_code
+            return post_run(client, variant(i), run_name=f"c{i}").status_code
         finally:
             connection.close()
 

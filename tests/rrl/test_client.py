@@ -89,3 +89,30 @@ def test_the_package_exports_the_client():
     assert rrl.Client is Client and rrl.Conflict is Conflict
     with pytest.raises(AttributeError):
         rrl.Nothing  # noqa: B018
+
+
+def test_the_upload_is_gzip_at_the_clients_level_and_unpacks_to_the_run(tmp_path):
+    """What the server receives: the run's TREC text, gzipped at ``GZIP_LEVEL`` (1, zlib's
+    fastest: the gzip header says so in its XFL byte), not at gzip's default 9."""
+    from rrl.trec import GZIP_LEVEL, run_text
+
+    run = {f"q{i}": {f"doc-{i}-{j}": float(j) for j in range(500)} for i in range(20)}
+    text = run_text(run, "bm25").encode()
+    sent: list[bytes] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/uploads/"):
+            return httpx.Response(501, json={"error": "post the file", "details": {}})
+        boundary = request.headers["Content-Type"].split("boundary=")[1].encode()
+        for part in request.read().split(b"--" + boundary):
+            if b'name="file"' in part:
+                sent.append(part.split(b"\r\n\r\n", 1)[1].removesuffix(b"\r\n"))
+        return httpx.Response(201, json={"id": 7, "status": "queued"})
+
+    client_for(handler).submit("lib", run, name="bm25")
+    (packed,) = sent
+    assert GZIP_LEVEL == 1
+    assert gzip.decompress(packed) == text
+    assert packed[8] == 4  # XFL: "compressor used the fastest algorithm"
+    assert packed == gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0)
+    assert len(packed) != len(gzip.compress(text, compresslevel=9, mtime=0))
