@@ -9,7 +9,7 @@ from leaderboard import (
 )
 from leaderboard.accounts import tokens
 from leaderboard.accounts import views as accounts
-from leaderboard.pages import benchmarks, comparisons, exports, runs
+from leaderboard.pages import benchmarks, comparisons, exports, finals, runs
 from leaderboard.pages import health as health_page
 from leaderboard.uploads import owners
 from leaderboard.uploads import views as uploads
@@ -23,6 +23,7 @@ urlpatterns = [
         name="leaderboard_export",
     ),
     path("benchmarks/<slug:slug>/submit/", uploads.submit, name="submit"),
+    path("benchmarks/<slug:slug>/final-runs/", finals.final_runs, name="final_runs"),
     path("benchmarks/<slug:slug>/compare/", comparisons.compare_pick, name="compare_pick"),
     path("benchmarks/<slug:slug>/compare/<id:a>/<id:b>/", comparisons.compare, name="compare"),
     path(

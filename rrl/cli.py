@@ -4,6 +4,7 @@
     rrl submit robust04 bm25.run.gz --name bm25 --wait
     rrl status 42 ; rrl runs --benchmark robust04 ; rrl board robust04 --measure P@10
     rrl compare robust04 41 42 ; rrl download robust04 --format json -o board.json
+    rrl final 42 41   # the team's final runs, in priority order
 
 The site and token come from ``--url``/``RRL_URL`` and ``RRL_TOKEN``, else from the
 configuration ``login`` wrote (:mod:`rrl.config`). ``login`` takes the password from
@@ -70,6 +71,14 @@ def parser() -> argparse.ArgumentParser:
 
     withdraw = commands.add_parser("withdraw", help="Withdraw one of your runs, for good.")
     withdraw.add_argument("id", type=int)
+
+    final = commands.add_parser(
+        "final", help="Mark your team's final runs, in priority order (none: show them)."
+    )
+    final.add_argument("ids", type=int, nargs="*", metavar="RUN_ID")
+    final.add_argument("--benchmark", help="Its slug (default: the first run's benchmark).")
+    final.add_argument("--phase", help="Default: the phase open now.")
+    final.add_argument("--clear", action="store_true", help="Unmark all: the latest count.")
 
     create = commands.add_parser(
         "create-benchmark", help="Organizers: a new benchmark, e.g. from an ir_datasets id."
@@ -218,6 +227,31 @@ def withdraw(client, args, path) -> int:
     return 0
 
 
+def final(client, args, path) -> int:
+    benchmark = args.benchmark
+    if benchmark is None:
+        if not args.ids:
+            return _fail("give run ids, or --benchmark SLUG to show the final runs", 2)
+        benchmark = client.status(args.ids[0])["benchmark"]
+    if args.ids or args.clear:
+        answer = client.set_final_runs(benchmark, [] if args.clear else args.ids, args.phase)
+    else:
+        answer = client.final_runs(benchmark, args.phase)
+    if args.json:
+        return _print_json(answer)
+    phase = f" in the phase {answer['phase']}" if answer["phase"] else ""
+    print(f"Final runs of your team on {answer['benchmark']}{phase} (at most {answer['limit']}):")
+    rows = [
+        (r["priority"], r["run_name"], r["id"], "chosen" if r["chosen"] else "latest")
+        for r in answer["runs"]
+    ]
+    _print_table(("priority", "run", "id", "as"), rows)
+    if answer["closes"]:
+        state = "change until" if answer["open"] else "closed at"
+        print(f"Final runs {state} {answer['closes']}")
+    return 0
+
+
 def create_benchmark(client, args, path) -> int:
     fields = {"primary_measure": args.primary_measure} if args.primary_measure else {}
     made = client.create_benchmark(args.slug, args.title, ir_datasets=args.ir_datasets, **fields)
@@ -236,6 +270,7 @@ COMMANDS = {
     "compare": compare,
     "download": download,
     "withdraw": withdraw,
+    "final": final,
     "create-benchmark": create_benchmark,
 }
 

@@ -250,6 +250,21 @@ class Client:
         target.write_bytes(response.content)
         return target
 
+    # --- Campaigns --------------------------------------------------------------------
+
+    def final_runs(self, benchmark: str, phase: str | None = None) -> dict:
+        """The caller's team's final runs (``["runs"]``, in priority order) in ``phase``
+        (default: the phase open now)."""
+        params = {"phase": phase} if phase else None
+        return self._json("GET", f"/api/benchmarks/{benchmark}/final-runs/", params=params)
+
+    def set_final_runs(self, benchmark: str, run_ids: list[int], phase: str | None = None) -> dict:
+        """Mark ``run_ids`` (priority order) as the team's final runs; [] clears the marks."""
+        body: dict[str, Any] = {"runs": [int(i) for i in run_ids]}
+        if phase:
+            body["phase"] = phase
+        return self._json("PUT", f"/api/benchmarks/{benchmark}/final-runs/", json=body)
+
     # --- Organizers ---------------------------------------------------------------------
 
     def create_benchmark(

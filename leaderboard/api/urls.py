@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 
 from leaderboard import converters  # noqa: F401 (registers <id:>)
-from leaderboard.api import compare, organizers, owners, submit, tokens, uploads, views
+from leaderboard.api import campaigns, compare, organizers, owners, submit, tokens, uploads, views
 from leaderboard.api.docs import Schema, docs
 from leaderboard.api.errors import not_found
 
@@ -43,6 +43,11 @@ urlpatterns = [
         "benchmarks/<slug:slug>/judgments/",
         organizers.JudgmentsUpload.as_view(),
         name="api_judgments",
+    ),
+    path(
+        "benchmarks/<slug:slug>/final-runs/",
+        campaigns.FinalRuns.as_view(),
+        name="api_final_runs",
     ),
     path("benchmarks/<slug:slug>/rescore/", organizers.Rescore.as_view(), name="api_rescore"),
     path("submissions/", views.SubmissionList.as_view(), name="api_submissions"),

@@ -11,6 +11,7 @@ comparisons between them; API tokens and idempotency keys. One module per group,
 - ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
 - ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
 - ``phases``: ``Phase`` (a campaign's dates and limits) and ``window`` (does it take a run now).
+- ``finals``: ``final_runs`` (each team's final runs in priority order), ``set_final_runs``.
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
 imports a task, a page or the pipeline: sending work to Celery belongs to
@@ -27,6 +28,7 @@ from leaderboard.models.benchmarks import (
     Judgments,
     judgments_path,
 )
+from leaderboard.models.finals import FinalRun, final_runs, set_final_runs
 from leaderboard.models.health import BenchmarkHealth
 from leaderboard.models.idempotency import IdempotencyKey
 from leaderboard.models.people import Profile, Team
@@ -57,6 +59,7 @@ __all__ = [
     "BenchmarkHealth",
     "BenchmarkQuerySet",
     "Comparison",
+    "FinalRun",
     "IdempotencyKey",
     "ComparisonQuerySet",
     "InformationNeed",
@@ -72,8 +75,10 @@ __all__ = [
     "Submission",
     "SubmissionQuerySet",
     "Team",
+    "final_runs",
     "judgments_path",  # 0001_initial names leaderboard.models.judgments_path
     "run_name_validator",
+    "set_final_runs",
     "submission_path",  # and leaderboard.models.submission_path
     "utc_day_start",
     "Window",

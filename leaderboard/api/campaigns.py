@@ -1,0 +1,105 @@
+"""The campaign's endpoints: a team's final runs (participants), the pool (organizers).
+
+The work is in the models (``leaderboard.models.finals``) and the pipeline
+(``leaderboard.pipeline.pooling``); these views parse, check who asks, and answer.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from leaderboard.api.base import ApiView
+from leaderboard.api.errors import ApiError
+from leaderboard.api.schema import errors
+from leaderboard.models import set_final_runs
+from leaderboard.models.finals import PhaseClosed, TeamFinals, team_finals
+from leaderboard.pages.shortcuts import visible_benchmark
+
+
+class FinalRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="submission.pk")
+    run_name = serializers.CharField(source="submission.run_name")
+    priority = serializers.IntegerField(help_text="1 first.")
+    chosen = serializers.BooleanField(
+        help_text="Marked by the team (false: one of its latest runs, counted for it)."
+    )
+
+
+class FinalRunsSerializer(serializers.Serializer):
+    benchmark = serializers.SlugField()
+    phase = serializers.CharField(allow_null=True)
+    closes = serializers.DateTimeField(allow_null=True, help_text="Marks change until then.")
+    open = serializers.BooleanField(help_text="Whether the final runs may still change.")
+    limit = serializers.IntegerField(help_text="Final runs per team.")
+    runs = FinalRunSerializer(many=True)
+
+
+class FinalRunsBodySerializer(serializers.Serializer):
+    runs = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        allow_empty=True,
+        help_text="Run ids in priority order; empty: the latest runs count.",
+    )
+    phase = serializers.CharField(required=False, help_text="Default: the phase open now.")
+
+
+def final_runs_answer(slug: str, seen: TeamFinals) -> dict:
+    return FinalRunsSerializer(
+        {
+            "benchmark": slug,
+            "phase": seen.phase.name if seen.phase else None,
+            "closes": seen.phase.closes if seen.phase else None,
+            "open": seen.open,
+            "limit": seen.limit,
+            "runs": seen.finals,
+        }
+    ).data
+
+
+class FinalRuns(ApiView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+    serializer_class = FinalRunsSerializer
+
+    @extend_schema(
+        operation_id="getFinalRuns",
+        summary="The caller's team's final runs in a phase, in priority order",
+        responses={200: FinalRunsSerializer, **errors(400, 401, 404, 429)},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        benchmark = visible_benchmark(request, slug)
+        try:
+            seen = team_finals(benchmark, request.user, timezone.now(), request.GET.get("phase"))
+        except ValidationError as error:
+            raise ApiError(400, error.messages[0]) from error
+        return Response(final_runs_answer(slug, seen))
+
+    @extend_schema(
+        operation_id="setFinalRuns",
+        summary="Mark the caller's team's final runs, in priority order",
+        description="Refused once the phase has closed (409, with the close time).",
+        request=FinalRunsBodySerializer,
+        responses={200: FinalRunsSerializer, **errors(400, 401, 403, 404, 409, 429)},
+    )
+    def put(self, request: Request, slug: str) -> Response:
+        benchmark = visible_benchmark(request, slug)
+        body = FinalRunsBodySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        now = timezone.now()
+        phase_name = body.validated_data.get("phase")
+        try:
+            phase, _ = set_final_runs(
+                benchmark, request.user, body.validated_data["runs"], now, phase_name
+            )
+        except ValidationError as error:
+            status = 409 if isinstance(error, PhaseClosed) else 400
+            raise ApiError(status, error.messages[0]) from error
+        seen = team_finals(benchmark, request.user, now, phase.name if phase else None)
+        return Response(final_runs_answer(slug, seen))

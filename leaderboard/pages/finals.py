@@ -1,0 +1,64 @@
+"""A team's final runs: the page where a participant marks and orders them.
+
+One number per run of the team in the phase (its priority; blank: not final); the
+model (``leaderboard.models.finals.set_final_runs``) checks the rest and refuses a
+closed phase with its close time.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+
+from leaderboard.models import set_final_runs
+from leaderboard.models.finals import team_finals
+from leaderboard.pages.shortcuts import visible_benchmark
+
+
+def _priorities(request: HttpRequest, run_ids: set[int]) -> list[int]:
+    """The run ids given a priority, in priority order; ValidationError for a bad one."""
+    given = []
+    for run_id in run_ids:
+        text = request.POST.get(f"priority-{run_id}", "").strip()
+        if not text:
+            continue
+        if not text.isdigit() or int(text) < 1:
+            raise ValidationError(f"A priority is a whole number from 1: {text!r} is not.")
+        given.append((int(text), run_id))
+    if len({p for p, _ in given}) != len(given):
+        raise ValidationError("Two runs have the same priority.")
+    return [run_id for _, run_id in sorted(given)]
+
+
+@login_required
+def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = visible_benchmark(request, slug)
+    now = timezone.now()
+    phase_name = request.GET.get("phase") or None
+    try:
+        seen = team_finals(benchmark, request.user, now, phase_name)
+    except ValidationError as error:
+        return render(
+            request, "leaderboard/problem.html", {"message": error.messages[0]}, status=404
+        )
+    error = ""
+    if request.method == "POST":
+        try:
+            ids = _priorities(request, {r.pk for r in seen.runs})
+            set_final_runs(
+                benchmark, request.user, ids, now, seen.phase.name if seen.phase else None
+            )
+        except (ValidationError, PermissionDenied) as refusal:
+            error = refusal.messages[0] if isinstance(refusal, ValidationError) else str(refusal)
+        else:
+            messages.success(request, "Your team's final runs are saved.")
+            return redirect(request.get_full_path())
+    priority = {f.submission.pk: f.priority for f in seen.finals if f.chosen}
+    counted = {f.submission.pk: f.priority for f in seen.finals}
+    rows = [(run, priority.get(run.pk), counted.get(run.pk)) for run in seen.runs]
+    context = {"benchmark": benchmark, "seen": seen, "rows": rows, "error": error}
+    return render(request, "campaigns/final_runs.html", context, status=400 if error else 200)
