@@ -5,6 +5,7 @@
     rrl status 42 ; rrl runs --benchmark robust04 ; rrl board robust04 --measure P@10
     rrl compare robust04 41 42 ; rrl download robust04 --format json -o board.json
     rrl final 42 41   # the team's final runs, in priority order
+    rrl results 42 --measure P_10
 
 The site and token come from ``--url``/``RRL_URL`` and ``RRL_TOKEN``, else from the
 configuration ``login`` wrote (:mod:`rrl.config`). ``login`` takes the password from
@@ -79,6 +80,12 @@ def parser() -> argparse.ArgumentParser:
     final.add_argument("--benchmark", help="Its slug (default: the first run's benchmark).")
     final.add_argument("--phase", help="Default: the phase open now.")
     final.add_argument("--clear", action="store_true", help="Unmark all: the latest count.")
+
+    results = commands.add_parser(
+        "results", help="A run's per-need values beside the best, median and worst runs."
+    )
+    results.add_argument("id", type=int)
+    results.add_argument("--measure", help="A stored measure (default: the primary one).")
 
     create = commands.add_parser(
         "create-benchmark", help="Organizers: a new benchmark, e.g. from an ir_datasets id."
@@ -252,6 +259,22 @@ def final(client, args, path) -> int:
     return 0
 
 
+def results(client, args, path) -> int:
+    answer = client.results(args.id, args.measure)
+    if args.json:
+        return _print_json(answer)
+    print(
+        f"Run {answer['run_name']} (id {answer['id']}), {answer['measure']} per need, beside "
+        f"the {answer['field']} ({answer['field_runs']}):"
+    )
+    rows = [
+        (n["need_id"], *(_number(n[k]) for k in ("run", "best", "median", "worst")))
+        for n in answer["needs"]
+    ]
+    _print_table(("need", "run", "best", "median", "worst"), rows)
+    return 0
+
+
 def create_benchmark(client, args, path) -> int:
     fields = {"primary_measure": args.primary_measure} if args.primary_measure else {}
     made = client.create_benchmark(args.slug, args.title, ir_datasets=args.ir_datasets, **fields)
@@ -271,6 +294,7 @@ COMMANDS = {
     "download": download,
     "withdraw": withdraw,
     "final": final,
+    "results": results,
     "create-benchmark": create_benchmark,
 }
 

@@ -265,6 +265,12 @@ class Client:
             body["phase"] = phase
         return self._json("PUT", f"/api/benchmarks/{benchmark}/final-runs/", json=body)
 
+    def results(self, run_id: int, measure: str | None = None) -> dict:
+        """A run's per-need values beside the best, median and worst of the field."""
+        return self._json(
+            "GET", f"/api/submissions/{int(run_id)}/results/", params=_measure(measure)
+        )
+
     # --- Organizers ---------------------------------------------------------------------
 
     def create_benchmark(

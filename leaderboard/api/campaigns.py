@@ -20,7 +20,8 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.models import set_final_runs
 from leaderboard.models.finals import PhaseClosed, TeamFinals, team_finals
-from leaderboard.pages.shortcuts import visible_benchmark
+from leaderboard.pages.results import NoResults, results_payload, run_results
+from leaderboard.pages.shortcuts import shown_result, visible_benchmark, visible_submission
 
 
 class FinalRunSerializer(serializers.Serializer):
@@ -103,3 +104,44 @@ class FinalRuns(ApiView):
             raise ApiError(status, error.messages[0]) from error
         seen = team_finals(benchmark, request.user, now, phase.name if phase else None)
         return Response(final_runs_answer(slug, seen))
+
+
+class NeedResultSerializer(serializers.Serializer):
+    need_id = serializers.CharField()
+    run = serializers.FloatField()
+    best = serializers.FloatField(allow_null=True)
+    median = serializers.FloatField(allow_null=True)
+    worst = serializers.FloatField(allow_null=True)
+
+
+class RunResultsSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    run_name = serializers.CharField()
+    benchmark = serializers.SlugField()
+    judgments_version = serializers.IntegerField()
+    measure = serializers.CharField()
+    measures = serializers.ListField(child=serializers.CharField())
+    field = serializers.CharField(help_text="The runs compared: final runs of the phase, or all.")
+    field_runs = serializers.IntegerField()
+    needs = NeedResultSerializer(many=True)
+
+
+class RunResults(ApiView):
+    serializer_class = RunResultsSerializer
+
+    @extend_schema(
+        operation_id="getRunResults",
+        summary="A run's per-need value beside the best, median and worst of the field",
+        description="`?measure=` any stored measure (default: the primary one).",
+        responses={200: RunResultsSerializer, **errors(400, 401, 404, 429)},
+    )
+    def get(self, request: Request, submission_id: int) -> Response:
+        run = visible_submission(request, submission_id)
+        result = shown_result(run)
+        if result is None:
+            raise ApiError(404, f"Run {run.run_name} has no scores yet.", {"status": run.status})
+        try:
+            results = run_results(run, result, request.GET.get("measure") or None)
+        except NoResults as error:
+            raise ApiError(400, str(error)) from error
+        return Response(RunResultsSerializer(results_payload(results)).data)

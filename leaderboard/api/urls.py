@@ -61,6 +61,11 @@ urlpatterns = [
     ),
     path("submissions/<id:submission_id>/hide/", owners.Hide.as_view(), name="api_hide"),
     path("submissions/<id:submission_id>/unhide/", owners.Unhide.as_view(), name="api_unhide"),
+    path(
+        "submissions/<id:submission_id>/results/",
+        campaigns.RunResults.as_view(),
+        name="api_run_results",
+    ),
     path("submissions/<id:submission_id>/per-need/", views.PerNeed.as_view(), name="api_per_need"),
     path(
         "submissions/<id:submission_id>/per-need.csv",

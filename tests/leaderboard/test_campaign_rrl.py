@@ -18,7 +18,13 @@ from tests.leaderboard.test_final_runs import CLOSES, DURING, OPENS, make_run
 
 @pytest.fixture
 def rrl(monkeypatch, tmp_path):
-    """``rrl(user, *args)``: the command run as ``user`` (a fresh token), its exit status."""
+    """``rrl(user, *args)``: the command run as ``user`` (a fresh token), its exit status.
+    As Django's test client does, requests leave the test's database connection open."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     monkeypatch.setattr(
         client,
@@ -31,7 +37,9 @@ def rrl(monkeypatch, tmp_path):
         monkeypatch.setenv("RRL_TOKEN", raw)
         return cli.main(["--url", "http://testserver", *args])
 
-    return run
+    yield run
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 def test_rrl_final_sets_and_shows_the_final_runs(rrl, library, participant, capsys):

@@ -1,22 +1,34 @@
-"""A team's final runs: the page where a participant marks and orders them.
+"""The campaign's pages: a team's final runs, a run's per-need results beside the field.
 
-One number per run of the team in the phase (its priority; blank: not final); the
-model (``leaderboard.models.finals.set_final_runs``) checks the rest and refuses a
-closed phase with its close time.
+Final runs: one number per run of the team in the phase (its priority; blank: not
+final); the model (``leaderboard.models.finals.set_final_runs``) checks the rest and
+refuses a closed phase with its close time. Results: the table, plot, CSV and JSON of
+:func:`leaderboard.pages.results.run_results`, the API's reading too.
 """
 
 from __future__ import annotations
 
+import csv
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.views.decorators.http import require_GET
 
 from leaderboard.models import set_final_runs
 from leaderboard.models.finals import team_finals
-from leaderboard.pages.shortcuts import visible_benchmark
+from leaderboard.pages.exports import _csv, _number
+from leaderboard.pages.results import NoResults, results_figure, results_payload, run_results
+from leaderboard.pages.shortcuts import (
+    Problem,
+    problem_page,
+    shown_result,
+    visible_benchmark,
+    visible_submission,
+)
 
 
 def _priorities(request: HttpRequest, run_ids: set[int]) -> list[int]:
@@ -62,3 +74,42 @@ def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
     rows = [(run, priority.get(run.pk), counted.get(run.pk)) for run in seen.runs]
     context = {"benchmark": benchmark, "seen": seen, "rows": rows, "error": error}
     return render(request, "campaigns/final_runs.html", context, status=400 if error else 200)
+
+
+@require_GET
+def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpResponse:
+    """``/submissions/<id>/results/`` (and ``.csv``, ``.json``), ``?measure=`` a stored one."""
+    run = visible_submission(request, pk)
+    result = shown_result(run)
+    if result is None:
+        return problem_page(request, Problem(f"Run {run.run_name} has no scores yet."))
+    try:
+        results = run_results(run, result, request.GET.get("measure") or None)
+    except NoResults as error:
+        return problem_page(request, Problem(str(error), 400), run.benchmark)
+    if fmt == "json":
+        return JsonResponse(results_payload(results))
+    if fmt == "csv":
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = (
+            f'attachment; filename="{run.benchmark.slug}-{run.run_name}-results.csv"'
+        )
+        writer = csv.writer(response)
+        writer.writerow([_csv(c) for c in ["need_id", results.measure, "best", "median", "worst"]])
+        for row in results.rows():
+            cells = [row[k] for k in ("run", "best", "median", "worst")]
+            writer.writerow(
+                [
+                    _csv(row["need_id"]),
+                    *("" if c is None else _number(c, results.measure) for c in cells),
+                ]
+            )
+        return response
+    context = {
+        "run": run,
+        "benchmark": run.benchmark,
+        "results": results,
+        "rows": results.rows(),
+        "figure": results_figure(results),
+    }
+    return render(request, "campaigns/results.html", context)
