@@ -24,6 +24,12 @@ urlpatterns = [
     ),
     path("benchmarks/<slug:slug>/submit/", uploads.submit, name="submit"),
     path("benchmarks/<slug:slug>/final-runs/", campaigns.final_runs, name="final_runs"),
+    path("benchmarks/<slug:slug>/pool/", campaigns.pool_page, name="pool"),
+    path(
+        "benchmarks/<slug:slug>/pool/<id:pk>/export.qrels",
+        campaigns.pool_export,
+        name="pool_export",
+    ),
     path("benchmarks/<slug:slug>/compare/", comparisons.compare_pick, name="compare_pick"),
     path("benchmarks/<slug:slug>/compare/<id:a>/<id:b>/", comparisons.compare, name="compare"),
     path(

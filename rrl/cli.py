@@ -6,6 +6,7 @@
     rrl compare robust04 41 42 ; rrl download robust04 --format json -o board.json
     rrl final 42 41   # the team's final runs, in priority order
     rrl results 42 --measure P_10
+    rrl pool build robust04 --depth 100 --runs-per-team 2 --wait ; rrl pool export robust04
 
 The site and token come from ``--url``/``RRL_URL`` and ``RRL_TOKEN``, else from the
 configuration ``login`` wrote (:mod:`rrl.config`). ``login`` takes the password from
@@ -86,6 +87,19 @@ def parser() -> argparse.ArgumentParser:
     )
     results.add_argument("id", type=int)
     results.add_argument("--measure", help="A stored measure (default: the primary one).")
+
+    pool = commands.add_parser("pool", help="Organizers: build a pool, export it for assessors.")
+    pool_commands = pool.add_subparsers(dest="pool_command", required=True, metavar="ACTION")
+    build = pool_commands.add_parser("build", help="Pool the final runs (in the background).")
+    build.add_argument("benchmark")
+    build.add_argument("--depth", type=int, required=True)
+    build.add_argument("--runs-per-team", type=int, required=True)
+    build.add_argument("--phase", help="Default: the phase open now, else the last.")
+    build.add_argument("--wait", action="store_true", help="Wait until it is built.")
+    export = pool_commands.add_parser("export", help="The pairs to judge, as a qrels file.")
+    export.add_argument("benchmark")
+    export.add_argument("id", type=int, nargs="?", help="Default: the newest pool.")
+    export.add_argument("-o", "--output", help="Where to write it.")
 
     create = commands.add_parser(
         "create-benchmark", help="Organizers: a new benchmark, e.g. from an ir_datasets id."
@@ -275,6 +289,30 @@ def results(client, args, path) -> int:
     return 0
 
 
+def pool(client, args, path) -> int:
+    if args.pool_command == "export":
+        found = client.pool(args.benchmark, args.id)
+        if found["status"] != "built":
+            return _fail(f"pool {found['id']} is {found['status']}, not built")
+        target = client.export_pool(args.benchmark, found["id"], args.output)
+        print(f"Wrote {target} ({found['stats']['to_judge']} pairs to judge)")
+        return 0
+    made = client.build_pool(args.benchmark, args.depth, args.runs_per_team, args.phase)
+    if args.wait:
+        made = client.wait_pool(args.benchmark, made["id"])
+    if args.json:
+        return _print_json(made)
+    print(f"Pool {made['id']} of {args.benchmark}: {made['status']}")
+    if made["status"] == "failed":
+        return _fail(made["failure_reason"])
+    if made["status"] == "built":
+        stats = made["stats"]
+        print(f"{stats['pairs']} pairs, {stats['to_judge']} to judge")
+        rows = [(t["team"], t["runs"], t["contributed"], t["unique"]) for t in stats["teams"]]
+        _print_table(("team", "runs", "contributed", "unique"), rows)
+    return 0
+
+
 def create_benchmark(client, args, path) -> int:
     fields = {"primary_measure": args.primary_measure} if args.primary_measure else {}
     made = client.create_benchmark(args.slug, args.title, ir_datasets=args.ir_datasets, **fields)
@@ -295,6 +333,7 @@ COMMANDS = {
     "withdraw": withdraw,
     "final": final,
     "results": results,
+    "pool": pool,
     "create-benchmark": create_benchmark,
 }
 

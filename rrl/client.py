@@ -273,6 +273,44 @@ class Client:
 
     # --- Organizers ---------------------------------------------------------------------
 
+    def build_pool(
+        self, benchmark: str, depth: int, runs_per_team: int, phase: str | None = None
+    ) -> dict:
+        """Queue a pool of the final runs (organizers); the answer is the queued pool."""
+        body: dict[str, Any] = {"depth": int(depth), "runs_per_team": int(runs_per_team)}
+        if phase:
+            body["phase"] = phase
+        return self._json("POST", f"/api/benchmarks/{benchmark}/pools/", json=body)
+
+    def pool(self, benchmark: str, pool_id: int | None = None) -> dict:
+        """One pool (default: the newest), with its statistics once built."""
+        if pool_id is None:
+            pools = self._json("GET", f"/api/benchmarks/{benchmark}/pools/")
+            if not pools:
+                raise ValueError(f"{benchmark} has no pool yet")
+            return pools[0]
+        return self._json("GET", f"/api/benchmarks/{benchmark}/pools/{int(pool_id)}/")
+
+    def wait_pool(self, benchmark: str, pool_id: int, timeout: float = 600, poll: float = 1):
+        """The pool once built or failed."""
+        deadline = time.monotonic() + timeout
+        while True:
+            pool = self.pool(benchmark, pool_id)
+            if pool["status"] in ("built", "failed"):
+                return pool
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"pool {pool_id} is still {pool['status']}")
+            time.sleep(poll)
+
+    def export_pool(
+        self, benchmark: str, pool_id: int, path: str | os.PathLike | None = None
+    ) -> Path:
+        """The pool's pairs to judge (``need_id 0 doc_id -1`` lines), written to ``path``."""
+        url = f"/api/benchmarks/{benchmark}/pools/{int(pool_id)}/export/"
+        target = Path(path if path is not None else f"{benchmark}-pool-{int(pool_id)}.qrels")
+        target.write_bytes(self._request("GET", url).content)
+        return target
+
     def create_benchmark(
         self, slug: str, title: str, *, ir_datasets: str | None = None, **fields: Any
     ) -> dict:

@@ -17,11 +17,15 @@ from rest_framework.response import Response
 
 from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
+from leaderboard.api.organizers import organised
 from leaderboard.api.schema import errors
 from leaderboard.models import set_final_runs
-from leaderboard.models.finals import PhaseClosed, TeamFinals, team_finals
+from leaderboard.models.finals import PhaseClosed, TeamFinals, phase_for_finals, team_finals
+from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
+from leaderboard.pages.pools import benchmark_pool, export_response, pool_payload
 from leaderboard.pages.results import NoResults, results_payload, run_results
 from leaderboard.pages.shortcuts import shown_result, visible_benchmark, visible_submission
+from leaderboard.pipeline.tasks import queue_pool
 
 
 class FinalRunSerializer(serializers.Serializer):
@@ -145,3 +149,92 @@ class RunResults(ApiView):
         except NoResults as error:
             raise ApiError(400, str(error)) from error
         return Response(RunResultsSerializer(results_payload(results)).data)
+
+
+class PoolSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    benchmark = serializers.SlugField()
+    phase = serializers.CharField(allow_null=True)
+    depth = serializers.IntegerField()
+    runs_per_team = serializers.IntegerField()
+    seed = serializers.IntegerField(help_text="Draws the export's order within each need.")
+    status = serializers.ChoiceField(choices=["queued", "running", "built", "failed"])
+    failure_reason = serializers.CharField()
+    created = serializers.DateTimeField()
+    finished = serializers.DateTimeField(allow_null=True)
+    judgments_version = serializers.IntegerField(
+        allow_null=True, help_text="The judgments whose pairs the export leaves out."
+    )
+    stats = serializers.JSONField(
+        help_text="pairs, to_judge, runs_offered; needs (need_id, pool, to_judge); runs (id, "
+        "run, team, priority, contributed, unique); teams (team, runs, contributed, unique)."
+    )
+    export = serializers.CharField(allow_null=True, help_text="The assessors' file, once built.")
+
+
+class PoolRequestSerializer(serializers.Serializer):
+    depth = serializers.IntegerField(min_value=1, max_value=MAX_DEPTH)
+    runs_per_team = serializers.IntegerField(min_value=1, max_value=MAX_RUNS_PER_TEAM)
+    phase = serializers.CharField(
+        required=False, help_text="Whose final runs (default: the phase open now, else the last)."
+    )
+
+
+class Pools(ApiView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+    serializer_class = PoolSerializer
+
+    @extend_schema(
+        operation_id="listPools",
+        summary="The benchmark's pools, newest first (organizers)",
+        responses={200: PoolSerializer(many=True), **errors(401, 403, 404, 429)},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        benchmark = organised(request, slug)
+        pools = benchmark.pools.select_related("phase", "judgments", "benchmark")[:100]
+        return Response([PoolSerializer(pool_payload(p)).data for p in pools])
+
+    @extend_schema(
+        operation_id="buildPool",
+        summary="Build a pool of the final runs in the background (organizers)",
+        request=PoolRequestSerializer,
+        responses={202: PoolSerializer, **errors(400, 401, 403, 404, 429)},
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        benchmark = organised(request, slug)
+        body = PoolRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            phase = phase_for_finals(benchmark, timezone.now(), data.get("phase"))
+        except ValidationError as error:
+            raise ApiError(400, error.messages[0]) from error
+        pool = queue_pool(benchmark, phase, data["depth"], data["runs_per_team"], request.user)
+        return Response(PoolSerializer(pool_payload(pool)).data, status=202)
+
+
+class PoolDetail(ApiView):
+    permission_classes = [IsAuthenticated]
+    serializer_class = PoolSerializer
+
+    @extend_schema(
+        operation_id="getPool",
+        summary="A pool: its status and statistics (organizers)",
+        responses={200: PoolSerializer, **errors(401, 403, 404, 429)},
+    )
+    def get(self, request: Request, slug: str, pool_id: int) -> Response:
+        pool = benchmark_pool(organised(request, slug), pool_id)
+        return Response(PoolSerializer(pool_payload(pool)).data)
+
+
+class PoolExport(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="exportPool",
+        summary="The pool's pairs to judge: `need_id 0 doc_id -1` per line (organizers)",
+        responses={(200, "text/plain"): bytes, **errors(401, 403, 404, 429)},
+    )
+    def get(self, request: Request, slug: str, pool_id: int):
+        return export_response(benchmark_pool(organised(request, slug), pool_id))

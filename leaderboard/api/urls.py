@@ -49,6 +49,17 @@ urlpatterns = [
         campaigns.FinalRuns.as_view(),
         name="api_final_runs",
     ),
+    path("benchmarks/<slug:slug>/pools/", campaigns.Pools.as_view(), name="api_pools"),
+    path(
+        "benchmarks/<slug:slug>/pools/<id:pool_id>/",
+        campaigns.PoolDetail.as_view(),
+        name="api_pool",
+    ),
+    path(
+        "benchmarks/<slug:slug>/pools/<id:pool_id>/export/",
+        campaigns.PoolExport.as_view(),
+        name="api_pool_export",
+    ),
     path("benchmarks/<slug:slug>/rescore/", organizers.Rescore.as_view(), name="api_rescore"),
     path("submissions/", views.SubmissionList.as_view(), name="api_submissions"),
     path(

@@ -11,6 +11,7 @@ comparisons between them; API tokens and idempotency keys. One module per group,
 - ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
 - ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
 - ``phases``: ``Phase`` (a campaign's dates and limits) and ``window`` (does it take a run now).
+- ``pooling``: ``Pool`` (a pool for assessors: its runs, depth, statistics, export).
 - ``finals``: ``final_runs`` (each team's final runs in priority order), ``set_final_runs``.
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
@@ -33,6 +34,7 @@ from leaderboard.models.health import BenchmarkHealth
 from leaderboard.models.idempotency import IdempotencyKey
 from leaderboard.models.people import Profile, Team
 from leaderboard.models.phases import Phase, PhaseQuerySet, Window
+from leaderboard.models.pooling import Pool
 from leaderboard.models.results import (
     Comparison,
     ComparisonQuerySet,
@@ -69,6 +71,7 @@ __all__ = [
     "PendingUploadQuerySet",
     "Phase",
     "PhaseQuerySet",
+    "Pool",
     "Profile",
     "Result",
     "ResultQuerySet",

@@ -1,0 +1,53 @@
+"""Pools as the organizer's page and the organizer API read them: one payload, one export.
+
+A pool's statistics are computed once, when it is built (``pipeline.pooling``), and
+stored as JSON; these functions only choose what to show and serve the stored file.
+"""
+
+from __future__ import annotations
+
+from django.http import FileResponse, Http404
+from django.urls import reverse
+from django.utils.http import content_disposition_header
+
+from leaderboard.models import Benchmark, Pool
+from leaderboard.pipeline.files import unavailable_as_error
+
+
+def benchmark_pool(benchmark: Benchmark, pk: int) -> Pool:
+    pool = benchmark.pools.select_related("phase", "judgments").filter(pk=pk).first()
+    if pool is None:
+        raise Http404("No such pool.")
+    return pool
+
+
+def pool_payload(pool: Pool) -> dict:
+    """What the page and the API show of a pool (``stats``: empty until it is built)."""
+    slug = pool.benchmark.slug
+    built = pool.status == Pool.Status.BUILT
+    return {
+        "id": pool.pk,
+        "benchmark": slug,
+        "phase": pool.phase.name if pool.phase else None,
+        "depth": pool.depth,
+        "runs_per_team": pool.runs_per_team,
+        "seed": pool.seed,
+        "status": pool.status,
+        "failure_reason": pool.failure_reason,
+        "created": pool.created,
+        "finished": pool.finished,
+        "judgments_version": pool.judgments.version if pool.judgments else None,
+        "stats": pool.stats,
+        "export": reverse("pool_export", args=[slug, pool.pk]) if built else None,
+    }
+
+
+def export_response(pool: Pool) -> FileResponse:
+    """The assessors' file (``need_id 0 doc_id -1`` per line) as a download."""
+    if pool.status != Pool.Status.BUILT or not pool.file:
+        raise Http404("This pool is not built yet.")
+    with unavailable_as_error(f"reading {pool.file.name}"):
+        stream = pool.file.storage.open(pool.file.name, "rb")
+    response = FileResponse(stream, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, pool.export_name())
+    return response
