@@ -234,5 +234,11 @@ def assessor_file(pairs: pd.DataFrame) -> bytes:
     """``need_id 0 doc_id -1`` per pair (a qrels file of unjudged pairs), in order."""
     if not len(pairs):
         return b""
-    lines = pairs["need_id"].astype(str) + " 0 " + pairs["doc_id"].astype(str)
-    return ("\n".join(lines + f" {UNJUDGED_RELEVANCE}") + "\n").encode()
+    need = pa.array(pairs["need_id"].astype(str), pa.large_string())
+    doc = pa.array(pairs["doc_id"].astype(str), pa.large_string())
+    text = [pa.scalar(t, pa.large_string()) for t in (" 0 ", f" {UNJUDGED_RELEVANCE}\n", "")]
+    lines = pc.binary_join_element_wise(need, text[0], doc, text[1], text[2])
+    # a string column's data buffer holds its values back to back: the file, in one copy
+    offsets = np.frombuffer(lines.buffers()[1], np.int64)
+    start, end = int(offsets[lines.offset]), int(offsets[lines.offset + len(lines)])
+    return lines.buffers()[2][start:end].to_pybytes()
