@@ -142,6 +142,12 @@ def test_bad_settings_are_refused():
         build_pool([PoolRun("a", "t", 1, run), PoolRun("a", "u", 1, run)], 1, 1)
 
 
+def test_no_runs_make_an_empty_pool():
+    pool = build_pool([], depth=10, runs_per_team=1)
+    assert len(pool.pairs) == len(pool.sizes) == len(pool.runs) == len(pool.teams) == 0
+    assert assessor_file(assessor_pairs(pool, None, seed=1)) == b""
+
+
 def test_export_leaves_out_judged_pairs_and_is_seeded():
     runs = generated_runs(7, teams=4, runs_per_team=2, needs=5)
     pool = build_pool(runs, depth=10, runs_per_team=2)
