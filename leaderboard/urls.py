@@ -9,6 +9,7 @@ from leaderboard import (
 )
 from leaderboard.accounts import tokens
 from leaderboard.accounts import views as accounts
+from leaderboard.campaigns import views as campaign_views
 from leaderboard.pages import benchmarks, campaigns, comparisons, exports, runs
 from leaderboard.pages import health as health_page
 from leaderboard.uploads import owners
@@ -23,11 +24,11 @@ urlpatterns = [
         name="leaderboard_export",
     ),
     path("benchmarks/<slug:slug>/submit/", uploads.submit, name="submit"),
-    path("benchmarks/<slug:slug>/final-runs/", campaigns.final_runs, name="final_runs"),
-    path("benchmarks/<slug:slug>/pool/", campaigns.pool_page, name="pool"),
+    path("benchmarks/<slug:slug>/final-runs/", campaign_views.final_runs, name="final_runs"),
+    path("benchmarks/<slug:slug>/pool/", campaign_views.pool_page, name="pool"),
     path(
         "benchmarks/<slug:slug>/pool/<id:pk>/export.qrels",
-        campaigns.pool_export,
+        campaign_views.pool_export,
         name="pool_export",
     ),
     path("benchmarks/<slug:slug>/compare/", comparisons.compare_pick, name="compare_pick"),

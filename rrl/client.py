@@ -19,6 +19,10 @@
   status, the ``error`` message (``file:line: reason`` for a bad run file) and the
   ``details``; a 409 is a :class:`Conflict` whose ``existing`` names the run already
   there; a run that failed while being scored is :class:`RunFailed` (``wait=True``).
+
+Over 400 lines: one method per endpoint a participant or organizer scripts (submit,
+read, campaign, organizer), each a few lines on the one HTTP and retry core; splitting
+the class by audience would split that core too.
 """
 
 from __future__ import annotations

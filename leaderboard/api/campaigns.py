@@ -19,10 +19,11 @@ from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.organizers import organised
 from leaderboard.api.schema import errors
+from leaderboard.campaigns.views import export_response
 from leaderboard.models import set_final_runs
 from leaderboard.models.finals import PhaseClosed, TeamFinals, phase_for_finals, team_finals
 from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
-from leaderboard.pages.pools import benchmark_pool, export_response, pool_payload
+from leaderboard.pages.pools import benchmark_pool, pool_payload
 from leaderboard.pages.results import NoResults, results_payload, run_results
 from leaderboard.pages.shortcuts import shown_result, visible_benchmark, visible_submission
 from leaderboard.pipeline.tasks import queue_pool

@@ -1,17 +1,15 @@
-"""Pools as the organizer's page and the organizer API read them: one payload, one export.
+"""Pools as the organizer's page and the organizer API read them: one payload.
 
 A pool's statistics are computed once, when it is built (``pipeline.pooling``), and
-stored as JSON; these functions only choose what to show and serve the stored file.
+stored as JSON; these functions only find a pool and choose what to show.
 """
 
 from __future__ import annotations
 
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.urls import reverse
-from django.utils.http import content_disposition_header
 
 from leaderboard.models import Benchmark, Pool
-from leaderboard.pipeline.files import unavailable_as_error
 
 
 def benchmark_pool(benchmark: Benchmark, pk: int) -> Pool:
@@ -40,14 +38,3 @@ def pool_payload(pool: Pool) -> dict:
         "stats": pool.stats,
         "export": reverse("pool_export", args=[slug, pool.pk]) if built else None,
     }
-
-
-def export_response(pool: Pool) -> FileResponse:
-    """The assessors' file (``need_id 0 doc_id -1`` per line) as a download."""
-    if pool.status != Pool.Status.BUILT or not pool.file:
-        raise Http404("This pool is not built yet.")
-    with unavailable_as_error(f"reading {pool.file.name}"):
-        stream = pool.file.storage.open(pool.file.name, "rb")
-    response = FileResponse(stream, content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, pool.export_name())
-    return response
