@@ -23,7 +23,7 @@ from leaderboard.models import Phase, Pool, set_final_runs
 from leaderboard.models.finals import limit_for, team_finals
 from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
 from leaderboard.pages.pools import benchmark_pool, pool_payload
-from leaderboard.pages.shortcuts import visible_benchmark
+from leaderboard.pages.shortcuts import Problem, problem_page, visible_benchmark
 from leaderboard.pipeline.files import unavailable_as_error
 from leaderboard.pipeline.tasks import queue_pool
 
@@ -44,6 +44,7 @@ def _priorities(request: HttpRequest, run_ids: set[int]) -> list[int]:
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
 def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
     now = timezone.now()
@@ -51,9 +52,7 @@ def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         seen = team_finals(benchmark, request.user, now, phase_name)
     except ValidationError as error:
-        return render(
-            request, "leaderboard/problem.html", {"message": error.messages[0]}, status=404
-        )
+        return problem_page(request, Problem(error.messages[0]), benchmark)
     error = ""
     if request.method == "POST":
         try:

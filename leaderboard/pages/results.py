@@ -21,6 +21,7 @@ import pandas as pd
 from django.utils.safestring import SafeString
 
 from leaderboard.models import Result, Submission, final_runs
+from leaderboard.models.benchmarks import canonical_measure
 from leaderboard.pages.plots import INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
 
 
@@ -58,18 +59,19 @@ def field_runs(run: Submission) -> tuple[list[Submission], str]:
     if run.phase_id is not None or benchmark.phase_list:
         phase = run.phase
         finals = [f.submission for f in final_runs(benchmark, phase)]
-        where = f"the phase {phase.name}" if phase else "runs outside any phase"
-        return finals, f"final runs of {where}"
+        where = f"of the phase {phase.name}" if phase else "submitted outside any phase"
+        return finals, f"final runs {where}"
     runs = list(Submission.objects.for_benchmark(benchmark).live().scored())
     return runs, "scored runs"
 
 
 def run_results(run: Submission, result: Result, measure: str | None = None) -> RunResults:
-    """The run's per-need ``measure`` (default: the benchmark's primary one) beside the
-    best, median and worst of its field on the judgments of ``result``."""
+    """The run's per-need ``measure`` (either name system; default: the benchmark's
+    primary one) beside the best, median and worst of its field on the judgments of
+    ``result``."""
     own = result.per_need_frame()
     measures = [str(m) for m in own.columns]
-    measure = measure or run.benchmark.primary_measure
+    measure = canonical_measure(measure or run.benchmark.primary_measure)  # P@10: P_10
     if measure not in own.columns:
         raise NoResults(f"No stored measure {measure!r}; stored: {', '.join(measures)}.")
     needs = own.index

@@ -97,7 +97,7 @@ def test_best_median_worst_are_numpys_over_the_final_runs(client, field, partici
     # run3 does not answer stage-plays: it scores 0 there, so the worst is 0
     assert got["needs"][needs.index("stage-plays")]["worst"] == 0.0
     # the API answers the same
-    api = client.get(f"/api/submissions/{runs[0].pk}/results/?measure=P_10").json()
+    api = client.get(f"/api/submissions/{runs[0].pk}/results/?measure=P@10").json()
     _, _, best10, median10, worst10 = expected(phase, "P_10")
     assert api["measure"] == "P_10"
     np.testing.assert_array_equal([n["median"] for n in api["needs"]], median10)
