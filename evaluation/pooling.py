@@ -41,7 +41,15 @@ import pyarrow.compute as pc
 from evaluation.measures.ranking import trec_order, within_group_position
 from evaluation.trec.readers import Run
 
-__all__ = ["Pool", "PoolRun", "assessor_file", "assessor_pairs", "build_pool", "pooled_runs"]
+__all__ = [
+    "Pool",
+    "PoolRun",
+    "assessor_file",
+    "assessor_pairs",
+    "build_pool",
+    "pooled_runs",
+    "top_of",
+]
 
 UNJUDGED_RELEVANCE = -1
 
@@ -98,8 +106,8 @@ def pooled_runs(runs: Iterable[PoolRun], runs_per_team: int) -> list[PoolRun]:
     return chosen
 
 
-def _top(run: Run, depth: int) -> tuple[pa.Array, pa.Array]:
-    """The need ids and doc ids of ``run``'s top ``depth`` per need, trec_eval's order."""
+def _columns(run: Run) -> tuple[pd.Series, np.ndarray, pa.ChunkedArray]:
+    """A run's need ids (categorical), their codes (int64) and its doc ids (Arrow)."""
     frame = run.frame
     need = frame["need_id"]
     if not isinstance(need.dtype, pd.CategoricalDtype):
@@ -109,8 +117,29 @@ def _top(run: Run, depth: int) -> tuple[pa.Array, pa.Array]:
     doc = doc if isinstance(doc, pa.ChunkedArray) else pa.chunked_array([doc])
     if not pa.types.is_large_string(doc.type):
         doc = doc.cast(pa.large_string())  # one type for every run's column
-    order = trec_order(codes, frame["score"].to_numpy(dtype=np.float64), doc)
-    keep = order[within_group_position(codes[order]) < depth]
+    return need, codes, doc
+
+
+def _top_rows(run: Run, depth: int) -> np.ndarray:
+    """The rows (file order positions) of ``run``'s top ``depth`` per need, in trec_eval's
+    order."""
+    _, codes, doc = _columns(run)
+    order = trec_order(codes, run.frame["score"].to_numpy(dtype=np.float64), doc)
+    return order[within_group_position(codes[order]) < depth]
+
+
+def top_of(run: Run, depth: int) -> Run:
+    """``run`` cut to its top ``depth`` documents per need (file order kept): what a pool
+    of that depth reads of it, so a caller pooling many large runs holds only this much
+    of each (the pool of the cut runs is the pool of the whole ones)."""
+    keep = np.sort(_top_rows(run, depth))
+    return Run(run.frame.iloc[keep].reset_index(drop=True), run.tag, list(run.warnings))
+
+
+def _top(run: Run, depth: int) -> tuple[pa.Array, pa.Array]:
+    """The need ids and doc ids of ``run``'s top ``depth`` per need, trec_eval's order."""
+    need, codes, doc = _columns(run)
+    keep = _top_rows(run, depth)
     names = pa.array(np.asarray(need.cat.categories.astype(str), dtype=object), pa.large_string())
     return names.take(pa.array(codes[keep])), doc.take(pa.array(keep)).combine_chunks()
 

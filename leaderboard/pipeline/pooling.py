@@ -19,7 +19,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
-from evaluation.pooling import PoolRun, assessor_file, assessor_pairs, build_pool
+from evaluation.pooling import PoolRun, assessor_file, assessor_pairs, build_pool, top_of
 from evaluation.trec import read_run
 from leaderboard.models import Pool, final_runs
 from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes, save
@@ -35,13 +35,16 @@ def build(pool: Pool, task_id: str) -> bool:
     finals = final_runs(pool.benchmark, pool.phase)
     runs, ids, names = [], {}, {}
     for final in finals:
+        if final.priority > pool.runs_per_team:  # priorities are 1..N within each team
+            continue
         key = f"{final.team[0]}:{final.team[1]}"
         names[key] = final.team_name
         run = final.submission
         ids[run.run_name] = run.pk
         with local_copy(run.file) as path:
             frame = read_run(path, name=display_name(run), max_bytes=max_uncompressed_bytes())
-        runs.append(PoolRun(run.run_name, key, final.priority, frame))
+        # only its top depth is kept while the next run is read
+        runs.append(PoolRun(run.run_name, key, final.priority, top_of(frame, pool.depth)))
     built = build_pool(runs, pool.depth, pool.runs_per_team)
     judgments = pool.benchmark.latest_judgments
     to_judge = assessor_pairs(built, load_qrels(judgments) if judgments else None, pool.seed)

@@ -14,6 +14,7 @@ from evaluation.pooling import (
     assessor_pairs,
     build_pool,
     pooled_runs,
+    top_of,
 )
 from evaluation.trec import read_qrels, read_run
 
@@ -114,6 +115,21 @@ def test_pool_equals_the_reference(seed, teams, per_team, needs, depth, m):
         zip(zip(pool.pairs.need_id, pool.pairs.doc_id, strict=True), pool.pairs.runs, strict=True)
     )
     assert got_runs == expected_runs
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), depth=st.integers(1, 8))
+def test_cut_runs_pool_as_the_whole_ones(seed, depth):
+    runs = generated_runs(seed, teams=3, runs_per_team=2, needs=4)
+    cut = [PoolRun(r.name, r.team, r.priority, top_of(r.run, depth)) for r in runs]
+    whole, part = build_pool(runs, depth, 2), build_pool(cut, depth, 2)
+    assert whole.pairs.equals(part.pairs) and whole.runs.equals(part.runs)
+    assert all(len(c.run.frame) <= len(r.run.frame) for c, r in zip(cut, runs, strict=True))
+
+
+def test_top_of_cuts_a_run_to_its_top_per_need():
+    run = read_run(b"q Q0 a 1 1 x\nq Q0 b 2 3 x\nq Q0 c 3 2 x\nr Q0 a 1 1 x\n")
+    assert top_of(run, 2).frame.doc_id.tolist() == ["b", "c", "a"]  # file order kept
 
 
 def test_ties_break_on_doc_id_descending():
