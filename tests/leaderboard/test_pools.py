@@ -195,3 +195,17 @@ def test_the_api_builds_and_exports_and_the_judgments_come_back(
         ).json()
     done = client.get(f"/api/benchmarks/library/pools/{again['id']}/", headers=auth).json()
     assert done["stats"]["to_judge"] == 0 and done["stats"]["pairs"] == pool["stats"]["pairs"]
+
+
+def test_the_pool_form_refuses_bad_settings(client, pooled, organizer):
+    phase, _ = pooled
+    client.force_login(organizer)
+    page = client.get("/benchmarks/library/pool/")
+    assert page.status_code == 200 and b"Build in the background" in page.content
+    for bad in ({"depth": 0, "runs_per_team": 1}, {"depth": 5, "runs_per_team": 101},
+                {"depth": 5, "runs_per_team": 1, "phase": 999_999}):  # fmt: skip
+        answer = client.post("/benchmarks/library/pool/", {"phase": phase.pk, **bad})
+        assert answer.status_code == 400
+    assert not Pool.objects.exists()
+    assert client.get("/benchmarks/library/pool/?pool=999999").status_code == 404
+    assert client.get("/benchmarks/library/pool/999999/export.qrels").status_code == 404
