@@ -113,6 +113,7 @@ class PhaseInline(admin.TabularInline):
         "total_limit",
         "team_daily_limit",
         "team_total_limit",
+        "final_runs",
     ]
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:

@@ -136,6 +136,7 @@ class BenchmarkForm(forms.ModelForm):
             "pool_depth",
             "is_open",
             "daily_limit",
+            "final_runs",
             "published",
             "organizers",
         ]
@@ -162,6 +163,10 @@ class BenchmarkForm(forms.ModelForm):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["interpolation"].required = False
+        self.fields["final_runs"].required = False
+
+    def clean_final_runs(self) -> int:
+        return self._kept("final_runs")
 
     def _kept(self, field: str):
         """The posted value, or the stored one (the default on a new benchmark) when the

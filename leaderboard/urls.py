@@ -9,7 +9,8 @@ from leaderboard import (
 )
 from leaderboard.accounts import tokens
 from leaderboard.accounts import views as accounts
-from leaderboard.pages import benchmarks, comparisons, exports, runs
+from leaderboard.campaigns import views as campaign_views
+from leaderboard.pages import benchmarks, campaigns, comparisons, exports, runs
 from leaderboard.pages import health as health_page
 from leaderboard.uploads import owners
 from leaderboard.uploads import views as uploads
@@ -23,6 +24,13 @@ urlpatterns = [
         name="leaderboard_export",
     ),
     path("benchmarks/<slug:slug>/submit/", uploads.submit, name="submit"),
+    path("benchmarks/<slug:slug>/final-runs/", campaign_views.final_runs, name="final_runs"),
+    path("benchmarks/<slug:slug>/pool/", campaign_views.pool_page, name="pool"),
+    path(
+        "benchmarks/<slug:slug>/pool/<id:pk>/export.qrels",
+        campaign_views.pool_export,
+        name="pool_export",
+    ),
     path("benchmarks/<slug:slug>/compare/", comparisons.compare_pick, name="compare_pick"),
     path("benchmarks/<slug:slug>/compare/<id:a>/<id:b>/", comparisons.compare, name="compare"),
     path(
@@ -42,6 +50,19 @@ urlpatterns = [
         "submissions/<id:pk>/plots/<str:name>.<str:fmt>",
         runs.submission_plot,
         name="submission_plot",
+    ),
+    path("submissions/<id:pk>/results/", campaigns.run_results_page, name="run_results"),
+    path(
+        "submissions/<id:pk>/results.csv",
+        campaigns.run_results_page,
+        {"fmt": "csv"},
+        name="run_results_csv",
+    ),
+    path(
+        "submissions/<id:pk>/results.json",
+        campaigns.run_results_page,
+        {"fmt": "json"},
+        name="run_results_json",
     ),
     path("submissions/<id:pk>/status/", uploads.submission_status, name="submission_status"),
     path("submissions/<id:pk>/edit/", owners.edit_run, name="run_edit"),

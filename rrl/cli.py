@@ -4,6 +4,9 @@
     rrl submit robust04 bm25.run.gz --name bm25 --wait
     rrl status 42 ; rrl runs --benchmark robust04 ; rrl board robust04 --measure P@10
     rrl compare robust04 41 42 ; rrl download robust04 --format json -o board.json
+    rrl final 42 41   # the team's final runs, in priority order
+    rrl results 42 --measure P_10
+    rrl pool build robust04 --depth 100 --runs-per-team 2 --wait ; rrl pool export robust04
 
 The site and token come from ``--url``/``RRL_URL`` and ``RRL_TOKEN``, else from the
 configuration ``login`` wrote (:mod:`rrl.config`). ``login`` takes the password from
@@ -72,6 +75,33 @@ def parser() -> argparse.ArgumentParser:
 
     withdraw = commands.add_parser("withdraw", help="Withdraw one of your runs, for good.")
     withdraw.add_argument("id", type=int)
+
+    final = commands.add_parser(
+        "final", help="Mark your team's final runs, in priority order (none: show them)."
+    )
+    final.add_argument("ids", type=int, nargs="*", metavar="RUN_ID")
+    final.add_argument("--benchmark", help="Its slug (default: the first run's benchmark).")
+    final.add_argument("--phase", help="Default: the phase open now.")
+    final.add_argument("--clear", action="store_true", help="Unmark all: the latest count.")
+
+    results = commands.add_parser(
+        "results", help="A run's per-need values beside the best, median and worst runs."
+    )
+    results.add_argument("id", type=int)
+    results.add_argument("--measure", help="A stored measure (default: the primary one).")
+
+    pool = commands.add_parser("pool", help="Organizers: build a pool, export it for assessors.")
+    pool_commands = pool.add_subparsers(dest="pool_command", required=True, metavar="ACTION")
+    build = pool_commands.add_parser("build", help="Pool the final runs (in the background).")
+    build.add_argument("benchmark")
+    build.add_argument("--depth", type=int, required=True)
+    build.add_argument("--runs-per-team", type=int, required=True)
+    build.add_argument("--phase", help="Default: the phase open now, else the last.")
+    build.add_argument("--wait", action="store_true", help="Wait until it is built.")
+    export = pool_commands.add_parser("export", help="The pairs to judge, as a qrels file.")
+    export.add_argument("benchmark")
+    export.add_argument("id", type=int, nargs="?", help="Default: the newest pool.")
+    export.add_argument("-o", "--output", help="Where to write it.")
 
     create = commands.add_parser(
         "create-benchmark", help="Organizers: a new benchmark, e.g. from an ir_datasets id."
@@ -222,6 +252,71 @@ def withdraw(client, args, path) -> int:
     return 0
 
 
+def final(client, args, path) -> int:
+    benchmark = args.benchmark
+    if benchmark is None:
+        if not args.ids:
+            return _fail("give run ids, or --benchmark SLUG to show the final runs", 2)
+        benchmark = client.status(args.ids[0])["benchmark"]
+    if args.ids or args.clear:
+        answer = client.set_final_runs(benchmark, [] if args.clear else args.ids, args.phase)
+    else:
+        answer = client.final_runs(benchmark, args.phase)
+    if args.json:
+        return _print_json(answer)
+    phase = f" in the phase {answer['phase']}" if answer["phase"] else ""
+    print(f"Final runs of your team on {answer['benchmark']}{phase} (at most {answer['limit']}):")
+    rows = [
+        (r["priority"], r["run_name"], r["id"], "chosen" if r["chosen"] else "latest")
+        for r in answer["runs"]
+    ]
+    _print_table(("priority", "run", "id", "as"), rows)
+    if answer["closes"]:
+        state = "change until" if answer["open"] else "closed at"
+        print(f"Final runs {state} {answer['closes']}")
+    return 0
+
+
+def results(client, args, path) -> int:
+    answer = client.results(args.id, args.measure)
+    if args.json:
+        return _print_json(answer)
+    print(
+        f"Run {answer['run_name']} (id {answer['id']}), {answer['measure']} per need, beside "
+        f"the {answer['field']} ({answer['field_runs']}):"
+    )
+    rows = [
+        (n["need_id"], *(_number(n[k]) for k in ("run", "best", "median", "worst")))
+        for n in answer["needs"]
+    ]
+    _print_table(("need", "run", "best", "median", "worst"), rows)
+    return 0
+
+
+def pool(client, args, path) -> int:
+    if args.pool_command == "export":
+        found = client.pool(args.benchmark, args.id)
+        if found["status"] != "built":
+            return _fail(f"pool {found['id']} is {found['status']}, not built")
+        target = client.export_pool(args.benchmark, found["id"], args.output)
+        print(f"Wrote {target} ({found['stats']['to_judge']} pairs to judge)")
+        return 0
+    made = client.build_pool(args.benchmark, args.depth, args.runs_per_team, args.phase)
+    if args.wait:
+        made = client.wait_pool(args.benchmark, made["id"])
+    if args.json:
+        return _print_json(made)
+    print(f"Pool {made['id']} of {args.benchmark}: {made['status']}")
+    if made["status"] == "failed":
+        return _fail(made["failure_reason"])
+    if made["status"] == "built":
+        stats = made["stats"]
+        print(f"{stats['pairs']} pairs, {stats['to_judge']} to judge")
+        rows = [(t["team"], t["runs"], t["contributed"], t["unique"]) for t in stats["teams"]]
+        _print_table(("team", "runs", "contributed", "unique"), rows)
+    return 0
+
+
 def create_benchmark(client, args, path) -> int:
     fields = {"primary_measure": args.primary_measure} if args.primary_measure else {}
     made = client.create_benchmark(args.slug, args.title, ir_datasets=args.ir_datasets, **fields)
@@ -240,6 +335,9 @@ COMMANDS = {
     "compare": compare,
     "download": download,
     "withdraw": withdraw,
+    "final": final,
+    "results": results,
+    "pool": pool,
     "create-benchmark": create_benchmark,
 }
 

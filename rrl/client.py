@@ -19,6 +19,10 @@
   status, the ``error`` message (``file:line: reason`` for a bad run file) and the
   ``details``; a 409 is a :class:`Conflict` whose ``existing`` names the run already
   there; a run that failed while being scored is :class:`RunFailed` (``wait=True``).
+
+Over 400 lines: one method per endpoint a participant or organizer scripts (submit,
+read, campaign, organizer), each a few lines on the one HTTP and retry core; splitting
+the class by audience would split that core too.
 """
 
 from __future__ import annotations
@@ -252,7 +256,66 @@ class Client:
         target.write_bytes(response.content)
         return target
 
+    # --- Campaigns --------------------------------------------------------------------
+
+    def final_runs(self, benchmark: str, phase: str | None = None) -> dict:
+        """The caller's team's final runs (``["runs"]``, in priority order) in ``phase``
+        (default: the phase open now)."""
+        params = {"phase": phase} if phase else None
+        return self._json("GET", f"/api/benchmarks/{benchmark}/final-runs/", params=params)
+
+    def set_final_runs(self, benchmark: str, run_ids: list[int], phase: str | None = None) -> dict:
+        """Mark ``run_ids`` (priority order) as the team's final runs; [] clears the marks."""
+        body: dict[str, Any] = {"runs": [int(i) for i in run_ids]}
+        if phase:
+            body["phase"] = phase
+        return self._json("PUT", f"/api/benchmarks/{benchmark}/final-runs/", json=body)
+
+    def results(self, run_id: int, measure: str | None = None) -> dict:
+        """A run's per-need values beside the best, median and worst of the field."""
+        return self._json(
+            "GET", f"/api/submissions/{int(run_id)}/results/", params=_measure(measure)
+        )
+
     # --- Organizers ---------------------------------------------------------------------
+
+    def build_pool(
+        self, benchmark: str, depth: int, runs_per_team: int, phase: str | None = None
+    ) -> dict:
+        """Queue a pool of the final runs (organizers); the answer is the queued pool."""
+        body: dict[str, Any] = {"depth": int(depth), "runs_per_team": int(runs_per_team)}
+        if phase:
+            body["phase"] = phase
+        return self._json("POST", f"/api/benchmarks/{benchmark}/pools/", json=body)
+
+    def pool(self, benchmark: str, pool_id: int | None = None) -> dict:
+        """One pool (default: the newest), with its statistics once built."""
+        if pool_id is None:
+            pools = self._json("GET", f"/api/benchmarks/{benchmark}/pools/")
+            if not pools:
+                raise ValueError(f"{benchmark} has no pool yet")
+            return pools[0]
+        return self._json("GET", f"/api/benchmarks/{benchmark}/pools/{int(pool_id)}/")
+
+    def wait_pool(self, benchmark: str, pool_id: int, timeout: float = 600, poll: float = 1):
+        """The pool once built or failed."""
+        deadline = time.monotonic() + timeout
+        while True:
+            pool = self.pool(benchmark, pool_id)
+            if pool["status"] in ("built", "failed"):
+                return pool
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"pool {pool_id} is still {pool['status']}")
+            time.sleep(poll)
+
+    def export_pool(
+        self, benchmark: str, pool_id: int, path: str | os.PathLike | None = None
+    ) -> Path:
+        """The pool's pairs to judge (``need_id 0 doc_id -1`` lines), written to ``path``."""
+        url = f"/api/benchmarks/{benchmark}/pools/{int(pool_id)}/export/"
+        target = Path(path if path is not None else f"{benchmark}-pool-{int(pool_id)}.qrels")
+        target.write_bytes(self._request("GET", url).content)
+        return target
 
     def create_benchmark(
         self, slug: str, title: str, *, ir_datasets: str | None = None, **fields: Any

@@ -92,7 +92,7 @@ class BenchmarkSerializer(serializers.Serializer):
         data["tested_measures"] = instance.tested_measures()
         return data
 
-    @extend_schema_field(OpenApiTypes.STR)
+    @extend_schema_field(serializers.CharField(allow_null=True))
     def get_current_phase(self, benchmark: Benchmark) -> str | None:
         phase = benchmark.timeline().current
         return phase.name if phase else None

@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 
 from leaderboard import converters  # noqa: F401 (registers <id:>)
-from leaderboard.api import compare, organizers, owners, submit, tokens, uploads, views
+from leaderboard.api import campaigns, compare, organizers, owners, submit, tokens, uploads, views
 from leaderboard.api.docs import Schema, docs
 from leaderboard.api.errors import not_found
 
@@ -44,6 +44,22 @@ urlpatterns = [
         organizers.JudgmentsUpload.as_view(),
         name="api_judgments",
     ),
+    path(
+        "benchmarks/<slug:slug>/final-runs/",
+        campaigns.FinalRuns.as_view(),
+        name="api_final_runs",
+    ),
+    path("benchmarks/<slug:slug>/pools/", campaigns.Pools.as_view(), name="api_pools"),
+    path(
+        "benchmarks/<slug:slug>/pools/<id:pool_id>/",
+        campaigns.PoolDetail.as_view(),
+        name="api_pool",
+    ),
+    path(
+        "benchmarks/<slug:slug>/pools/<id:pool_id>/export/",
+        campaigns.PoolExport.as_view(),
+        name="api_pool_export",
+    ),
     path("benchmarks/<slug:slug>/rescore/", organizers.Rescore.as_view(), name="api_rescore"),
     path("submissions/", views.SubmissionList.as_view(), name="api_submissions"),
     path(
@@ -56,6 +72,11 @@ urlpatterns = [
     ),
     path("submissions/<id:submission_id>/hide/", owners.Hide.as_view(), name="api_hide"),
     path("submissions/<id:submission_id>/unhide/", owners.Unhide.as_view(), name="api_unhide"),
+    path(
+        "submissions/<id:submission_id>/results/",
+        campaigns.RunResults.as_view(),
+        name="api_run_results",
+    ),
     path("submissions/<id:submission_id>/per-need/", views.PerNeed.as_view(), name="api_per_need"),
     path(
         "submissions/<id:submission_id>/per-need.csv",

@@ -12,6 +12,8 @@ comparisons between them; API tokens and idempotency keys. One module per group,
 - ``people``: ``Profile`` (display name, team, run mail) and ``Team``.
 - ``uploads``: ``PendingUpload`` (a presigned upload straight to the bucket).
 - ``phases``: ``Phase`` (a campaign's dates and limits) and ``window`` (does it take a run now).
+- ``pooling``: ``Pool`` (a pool for assessors: its runs, depth, statistics, export).
+- ``finals``: ``final_runs`` (each team's final runs in priority order), ``set_final_runs``.
 
 May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model never
 imports a task, a page or the pipeline: sending work to Celery belongs to
@@ -28,10 +30,12 @@ from leaderboard.models.benchmarks import (
     Judgments,
     judgments_path,
 )
+from leaderboard.models.finals import FinalRun, final_runs, set_final_runs
 from leaderboard.models.health import BenchmarkHealth, PoolRanks
 from leaderboard.models.idempotency import IdempotencyKey
 from leaderboard.models.people import Profile, Team
 from leaderboard.models.phases import Phase, PhaseQuerySet, Window
+from leaderboard.models.pooling import Pool
 from leaderboard.models.results import (
     Comparison,
     ComparisonQuerySet,
@@ -58,6 +62,7 @@ __all__ = [
     "BenchmarkHealth",
     "BenchmarkQuerySet",
     "Comparison",
+    "FinalRun",
     "IdempotencyKey",
     "ComparisonQuerySet",
     "InformationNeed",
@@ -68,14 +73,17 @@ __all__ = [
     "PendingUploadQuerySet",
     "Phase",
     "PhaseQuerySet",
+    "Pool",
     "Profile",
     "Result",
     "ResultQuerySet",
     "Submission",
     "SubmissionQuerySet",
     "Team",
+    "final_runs",
     "judgments_path",  # 0001_initial names leaderboard.models.judgments_path
     "run_name_validator",
+    "set_final_runs",
     "submission_path",  # and leaderboard.models.submission_path
     "utc_day_start",
     "Window",

@@ -129,6 +129,14 @@ class Benchmark(models.Model):
         help_text="How deep the judgments pool went in each run: the benchmark health page's "
         "pool-bias check leaves out the documents only one participant put this high.",
     )
+    final_runs = models.PositiveIntegerField(
+        "final runs per team",
+        default=3,
+        validators=[MinValueValidator(1)],
+        help_text="How many runs each team may mark final (pooled and reported in that "
+        "priority order); a team that marks none has its latest this many counted. A phase "
+        "may set its own.",
+    )
     is_open = models.BooleanField("open for submissions", default=True)
     daily_limit = models.PositiveIntegerField(
         default=10, help_text="Submissions per participant per UTC day (failed ones do not count)."

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
@@ -65,6 +66,13 @@ class Phase(models.Model):
     )
     team_total_limit = models.PositiveIntegerField(
         null=True, blank=True, help_text="Runs per team in the whole phase; empty: none."
+    )
+    final_runs = models.PositiveIntegerField(
+        "final runs per team",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Runs each team may mark final in this phase; empty: the benchmark's.",
     )
 
     objects = PhaseQuerySet.as_manager()

@@ -322,6 +322,12 @@ class Submission(models.Model):
         related_name="submissions",
         help_text="The participant's team when the run was submitted.",
     )
+    final_priority = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Set by the team: this run is final, at this priority (1 first); "
+        "empty: not marked (leaderboard.models.finals).",
+    )
     description = models.TextField(blank=True)
     paper_url = models.URLField(
         "paper",

@@ -37,8 +37,9 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from leaderboard.models import Benchmark, BenchmarkHealth, Submission, SubmissionQuerySet
-from leaderboard.pipeline import comparing, files, health, notify, scoring
+from evaluation.trec import TrecFormatError
+from leaderboard.models import Benchmark, BenchmarkHealth, Pool, Submission, SubmissionQuerySet
+from leaderboard.pipeline import comparing, files, health, notify, pooling, scoring
 from leaderboard.pipeline.files import StorageUnavailable
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,28 @@ def compute_health(benchmark_id: int, judgments_id: int, number: int) -> str:
     if not BenchmarkHealth.is_latest_request(benchmark_id, judgments_id, number):
         return "superseded"
     return "computed" if health.compute(benchmark_id, judgments_id) else "gone"
+
+
+@shared_task(
+    name="leaderboard.tasks.make_pool",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    **RETRY,
+)
+def make_pool(self, pool_id: int) -> str:
+    """Build a pool (``pipeline.pooling``): claimed, so a redelivered message builds it
+    once; a run file or a setting the engine refuses fails it with the reason."""
+    pool = Pool.objects.select_related("benchmark", "phase").filter(pk=pool_id).first()
+    if pool is None or not pool.claim(self.request.id):
+        return "gone"
+    try:
+        built = pooling.build(pool, self.request.id)
+    except (TrecFormatError, ValueError) as error:
+        pooling.fail(pool, self.request.id, str(error))
+        return "failed"
+    return "built" if built else "gone"
 
 
 @shared_task(name="leaderboard.tasks.sweep_stuck")
@@ -288,3 +311,16 @@ def queue_health(benchmark_id: int, judgments_id: int) -> None:
     transaction.on_commit(
         lambda: compute_health.apply_async((benchmark_id, judgments_id, number), countdown=delay)
     )
+
+
+def queue_pool(benchmark, phase, depth: int, runs_per_team: int, user=None) -> Pool:
+    """A new pool of ``phase``'s final runs, built once the transaction commits."""
+    pool = Pool.objects.create(
+        benchmark=benchmark,
+        phase=phase,
+        depth=depth,
+        runs_per_team=runs_per_team,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+    )
+    transaction.on_commit(lambda: make_pool.delay(pool.pk))
+    return pool

@@ -83,6 +83,7 @@ def site(library, demo_user) -> site_pages.Site:
     hidden = data.add_run(library, demo_user, "system-C", frame, is_hidden=True)
     health.compute(library.pk, library.current_judgments_id)  # the health page, filled
     token, _ = ApiToken.issue(demo_user, "laptop")
+    library.organizers.add(demo_user)  # the pool page is the organizers'
     return site_pages.Site(
         slug=library.slug,
         run_a=runs[0],

@@ -1,0 +1,149 @@
+"""The campaign's pages that change something: a team's final runs, the pool page.
+
+Final runs: one number per run of the team in the phase (its priority; blank: not
+final); the model (``leaderboard.models.finals.set_final_runs``) checks the rest and
+refuses a closed phase with its close time. Pool (organizers): the statistics of a
+built pool (``leaderboard.reading.pools.pool_payload``), its export, a form that queues
+another (``leaderboard.pipeline.tasks.queue_pool``).
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET, require_http_methods
+
+from leaderboard.models import Phase, Pool, set_final_runs
+from leaderboard.models.finals import limit_for, team_finals
+from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
+from leaderboard.pages.shortcuts import problem_page
+from leaderboard.pipeline.files import unavailable_as_error
+from leaderboard.pipeline.tasks import queue_pool
+from leaderboard.reading.pools import benchmark_pool, pool_payload
+from leaderboard.reading.visibility import Problem, visible_benchmark
+
+
+def _priorities(request: HttpRequest, run_ids: set[int]) -> list[int]:
+    """The run ids given a priority, in priority order; ValidationError for a bad one."""
+    given = []
+    for run_id in run_ids:
+        text = request.POST.get(f"priority-{run_id}", "").strip()
+        if not text:
+            continue
+        if not text.isdigit() or int(text) < 1:
+            raise ValidationError(f"A priority is a whole number from 1: {text!r} is not.")
+        given.append((int(text), run_id))
+    if len({p for p, _ in given}) != len(given):
+        raise ValidationError("Two runs have the same priority.")
+    return [run_id for _, run_id in sorted(given)]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
+    benchmark = visible_benchmark(request, slug)
+    now = timezone.now()
+    phase_name = request.GET.get("phase") or None
+    try:
+        seen = team_finals(benchmark, request.user, now, phase_name)
+    except ValidationError as error:
+        return problem_page(request, Problem(error.messages[0]), benchmark)
+    error = ""
+    if request.method == "POST":
+        try:
+            ids = _priorities(request, {r.pk for r in seen.runs})
+            set_final_runs(
+                benchmark, request.user, ids, now, seen.phase.name if seen.phase else None
+            )
+        except (ValidationError, PermissionDenied) as refusal:
+            error = refusal.messages[0] if isinstance(refusal, ValidationError) else str(refusal)
+        else:
+            messages.success(request, "Your team's final runs are saved.")
+            return redirect(request.get_full_path())
+    priority = {f.submission.pk: f.priority for f in seen.finals if f.chosen}
+    counted = {f.submission.pk: f.priority for f in seen.finals}
+    rows = [(run, priority.get(run.pk), counted.get(run.pk)) for run in seen.runs]
+    context = {"benchmark": benchmark, "seen": seen, "rows": rows, "error": error}
+    return render(request, "campaigns/final_runs.html", context, status=400 if error else 200)
+
+
+class PoolForm(forms.Form):
+    phase = forms.ModelChoiceField(
+        queryset=Phase.objects.none(), required=False, empty_label="Runs outside any phase"
+    )
+    depth = forms.IntegerField(min_value=1, max_value=MAX_DEPTH)
+    runs_per_team = forms.IntegerField(
+        min_value=1, max_value=MAX_RUNS_PER_TEAM, label="Runs per team"
+    )
+
+    def __init__(self, benchmark, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["phase"].queryset = benchmark.phases.all()
+        if benchmark.phase_list:
+            self.fields["phase"].required = True
+
+
+def organised_benchmark(request: HttpRequest, slug: str):
+    benchmark = visible_benchmark(request, slug)
+    if not benchmark.is_organised_by(request.user):
+        raise PermissionDenied(f"You do not organise {benchmark.title}.")
+    return benchmark
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def pool_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """``/benchmarks/<slug>/pool/`` (organizers): a pool's statistics, its export, a
+    form to build another (``?pool=<id>`` shows an older one)."""
+    benchmark = organised_benchmark(request, slug)
+    if request.method == "POST":
+        form = PoolForm(benchmark, request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            pool = queue_pool(
+                benchmark, data["phase"], data["depth"], data["runs_per_team"], request.user
+            )
+            messages.success(request, f"Pool {pool.pk} is queued; this page shows it once built.")
+            return redirect(f"{request.path}?pool={pool.pk}")
+    else:
+        phase = benchmark.timeline().last_closed or benchmark.timeline().current
+        initial = {
+            "phase": phase,
+            "depth": benchmark.pool_depth,
+            "runs_per_team": limit_for(benchmark, phase),
+        }
+        form = PoolForm(benchmark, initial=initial)
+    pools = list(benchmark.pools.select_related("phase", "judgments")[:50])
+    chosen = request.GET.get("pool", "")
+    shown = benchmark_pool(benchmark, int(chosen)) if chosen.isdigit() else next(iter(pools), None)
+    context = {
+        "benchmark": benchmark,
+        "form": form,
+        "pools": pools,
+        "pool": pool_payload(shown) if shown else None,
+    }
+    return render(request, "campaigns/pool.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_GET
+def pool_export(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    return export_response(benchmark_pool(organised_benchmark(request, slug), pk))
+
+
+def export_response(pool: Pool) -> FileResponse:
+    """The assessors' file (``need_id 0 doc_id -1`` per line) as a download: the page's
+    and the organizer API's."""
+    if pool.status != Pool.Status.BUILT or not pool.file:
+        raise Http404("This pool is not built yet.")
+    with unavailable_as_error(f"reading {pool.file.name}"):
+        stream = pool.file.storage.open(pool.file.name, "rb")
+    response = FileResponse(stream, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, pool.export_name())
+    return response
