@@ -106,25 +106,20 @@ def pooled_runs(runs: Iterable[PoolRun], runs_per_team: int) -> list[PoolRun]:
     return chosen
 
 
-def _columns(run: Run) -> tuple[pd.Series, np.ndarray, pa.ChunkedArray]:
-    """A run's need ids (categorical), their codes (int64) and its doc ids (Arrow)."""
-    frame = run.frame
-    need = frame["need_id"]
-    if not isinstance(need.dtype, pd.CategoricalDtype):
-        need = need.astype(str).astype("category")
-    codes = need.cat.codes.to_numpy().astype(np.int64)
-    doc = pa.array(frame["doc_id"])  # read_run's doc ids are Arrow strings: no copy
-    doc = doc if isinstance(doc, pa.ChunkedArray) else pa.chunked_array([doc])
+def _columns(run: Run) -> tuple[list[str], np.ndarray, pa.ChunkedArray]:
+    """A run's distinct need ids, each line's index into them (int64) and its doc ids
+    (Arrow, one string type for every run)."""
+    doc = run.doc
     if not pa.types.is_large_string(doc.type):
-        doc = doc.cast(pa.large_string())  # one type for every run's column
-    return need, codes, doc
+        doc = doc.cast(pa.large_string())
+    return list(run.needs), np.asarray(run.need, dtype=np.int64), doc
 
 
 def _top_rows(run: Run, depth: int) -> np.ndarray:
     """The rows (file order positions) of ``run``'s top ``depth`` per need, in trec_eval's
     order."""
     _, codes, doc = _columns(run)
-    order = trec_order(codes, run.frame["score"].to_numpy(dtype=np.float64), doc)
+    order = trec_order(codes, np.asarray(run.score, dtype=np.float64), doc)
     return order[within_group_position(codes[order]) < depth]
 
 
@@ -133,14 +128,23 @@ def top_of(run: Run, depth: int) -> Run:
     of that depth reads of it, so a caller pooling many large runs holds only this much
     of each (the pool of the cut runs is the pool of the whole ones)."""
     keep = np.sort(_top_rows(run, depth))
-    return Run(run.frame.iloc[keep].reset_index(drop=True), run.tag, list(run.warnings))
+    return Run(
+        needs=list(run.needs),
+        need=run.need[keep],
+        doc=run.doc.take(pa.array(keep)),
+        doc_hash=run.doc_hash[keep],
+        score=run.score[keep],
+        rank=run.rank[keep],
+        tag=run.tag,
+        warnings=list(run.warnings),
+    )
 
 
 def _top(run: Run, depth: int) -> tuple[pa.Array, pa.Array]:
     """The need ids and doc ids of ``run``'s top ``depth`` per need, trec_eval's order."""
-    need, codes, doc = _columns(run)
+    needs, codes, doc = _columns(run)
     keep = _top_rows(run, depth)
-    names = pa.array(np.asarray(need.cat.categories.astype(str), dtype=object), pa.large_string())
+    names = pa.array(needs, pa.large_string())
     return names.take(pa.array(codes[keep])), doc.take(pa.array(keep)).combine_chunks()
 
 

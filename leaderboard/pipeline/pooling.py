@@ -42,9 +42,9 @@ def build(pool: Pool, task_id: str) -> bool:
         run = final.submission
         ids[run.run_name] = run.pk
         with local_copy(run.file) as path:
-            frame = read_run(path, name=display_name(run), max_bytes=max_uncompressed_bytes())
+            whole = read_run(path, name=display_name(run), max_bytes=max_uncompressed_bytes())
         # only its top depth is kept while the next run is read
-        runs.append(PoolRun(run.run_name, key, final.priority, top_of(frame, pool.depth)))
+        runs.append(PoolRun(run.run_name, key, final.priority, top_of(whole, pool.depth)))
     built = build_pool(runs, pool.depth, pool.runs_per_team)
     judgments = pool.benchmark.latest_judgments
     to_judge = assessor_pairs(built, load_qrels(judgments) if judgments else None, pool.seed)
