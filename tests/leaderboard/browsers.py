@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by
 # fixtures from it are still synchronous and safe.
@@ -39,3 +40,15 @@ def browser():
         )
         yield chromium
         chromium.close()
+
+
+def log_in(context, live_server, user) -> None:
+    """The participant's session cookie in the browser (django-axes: no log-in form)."""
+    from django.conf import settings
+
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
+    context.add_cookies(
+        [{"name": cookie.key, "value": cookie.value, "url": live_server.url, "httpOnly": True}]
+    )

@@ -34,6 +34,16 @@ def _media_and_eager(request, settings, tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def _usable_connection():
+    """A connection another test's ``pg_terminate_backend`` (workers killed mid-task,
+    sessions ended so a database can be dropped) left dead is reopened, not failed on."""
+    from django.db import connection
+
+    if connection.connection is not None and not connection.is_usable():
+        connection.close()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache(settings):
     """A new in-memory cache per test, so that throttle counters (the API's bad-token
     count) never carry from one test to the next; tests of the Redis cache set their own."""

@@ -17,13 +17,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.test import Client
 
 from leaderboard.models import ApiToken
 from leaderboard.pipeline import health
 from tests.leaderboard import site_pages
 from tests.leaderboard import test_pages_data as data
-from tests.leaderboard.browsers import BROWSER_TESTS
+from tests.leaderboard.browsers import BROWSER_TESTS, log_in
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "a11y"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -62,18 +61,6 @@ def axe_violations(page) -> list[str]:
         for rule in result["violations"]
         for node in rule["nodes"]
     ]
-
-
-def log_in(context, live_server, user) -> None:
-    """The participant's session cookie in the browser (django-axes: no log-in form)."""
-    from django.conf import settings
-
-    client = Client()
-    client.force_login(user)
-    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
-    context.add_cookies(
-        [{"name": cookie.key, "value": cookie.value, "url": live_server.url, "httpOnly": True}]
-    )
 
 
 @pytest.fixture

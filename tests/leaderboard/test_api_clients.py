@@ -179,7 +179,7 @@ def test_schemathesis_finds_nothing_with_every_check(
         command,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=900,
         cwd=tmp_path,  # its cache (.schemathesis/) goes there, not into the repository
         env={"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "NO_COLOR": "1"},
         check=False,
@@ -192,5 +192,6 @@ def test_schemathesis_finds_nothing_with_every_check(
     if with_token:  # every operation was tried with a token that worked, to the end
         assert ApiToken.objects.filter(pk=used.pk).exists(), f"token {used.pk} was revoked"
     # A guard against a run that grew without bound (the coverage phase sends every value of
-    # every enum), not a measurement: each variant takes 1-2 minutes on a shared 2-core host.
-    assert time.monotonic() - started < 150
+    # every enum), not a measurement: each variant takes 1-2 minutes alone on 2 cores, and
+    # up to several while the rest of the suite runs beside it.
+    assert time.monotonic() - started < 600

