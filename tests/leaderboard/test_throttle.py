@@ -26,7 +26,7 @@ from django.test import RequestFactory
 
 from leaderboard.accounts.throttle import client_address, pair_delay
 from leaderboard.models import ApiToken
-from leaderboard.settings import cache_from_url
+from leaderboard.config import cache_from_url
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGIN = "/accounts/login/"
