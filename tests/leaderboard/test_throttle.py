@@ -25,8 +25,8 @@ from django.db.models import F
 from django.test import RequestFactory
 
 from leaderboard.accounts.throttle import client_address, pair_delay
+from leaderboard.config import cache_from_url
 from leaderboard.models import ApiToken
-from leaderboard.settings import cache_from_url
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGIN = "/accounts/login/"

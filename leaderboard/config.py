@@ -1,0 +1,379 @@
+"""Reading the environment for ``leaderboard/settings.py``: typed variables and URLs.
+
+Each helper reads or parses one thing and refuses a bad value at start-up with
+``ImproperlyConfigured``, naming the variable and what it takes. The URL parsers are the
+platform's own rather than dj-database-url's or django-environ's because the platform's
+URLs mean something those libraries do not: ``sqlite:///name`` is relative to the
+project (not to the working directory), ``?host=`` gives PostgreSQL's socket folder,
+mail takes ``console://``, ``?tls=1`` and ``?timeout=``, the Redis cache gets short
+socket timeouts, and schemes the platform does not run on (``mysql``, ``memcached``)
+are refused instead of configured.
+
+The long fixed tables the settings name are here too, so that the settings read as a
+list: Django REST framework's and drf-spectacular's settings, Celery's queues and beat
+schedule, the Content-Security-Policy and Permissions-Policy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+TRUE = {"1", "true", "yes", "on"}
+QUEUE_NAME = re.compile(r"[A-Za-z0-9._:-]{1,100}")
+BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+
+def env_str(name: str, default: str = "") -> str:
+    """The variable as it is set, or ``default`` when it is not."""
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    """``1``, ``true``, ``yes`` or ``on`` (any case) is true; unset or blank is ``default``."""
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    return value.strip().lower() in TRUE
+
+
+def env_int(
+    name: str, default: int, minimum: int | None = None, unit: str = "", why: str = ""
+) -> int:
+    """An integer (unset or blank: ``default``), refused below ``minimum`` when given.
+
+    ``env_int("LEASE_SECONDS", 60, 3, "seconds")`` with ``LEASE_SECONDS=1`` stops the
+    start with "LEASE_SECONDS must be at least 3 seconds, got 1".
+    """
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        number = default
+    else:
+        try:
+            number = int(value)
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from exc
+    return number if minimum is None else at_least(name, number, minimum, unit, why)
+
+
+def at_least(name: str, value: int, minimum: int, unit: str = "", why: str = "") -> int:
+    """``value``, or a refusal naming the variable, the minimum and the reason."""
+    if value < minimum:
+        raise ImproperlyConfigured(
+            f"{name} must be at least {minimum}{' ' + unit if unit else ''}, got {value}"
+            + (f" ({why})" if why else "")
+        )
+    return value
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    """A comma-separated list, items stripped, empty items dropped."""
+    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+
+
+def queue_name(name: str, default: str) -> str:
+    """A Celery queue name: letters, digits and ``._:-`` (``-Q`` takes a comma list)."""
+    value = env_str(name, default).strip() or default
+    if not QUEUE_NAME.fullmatch(value):
+        raise ImproperlyConfigured(
+            f"{name} must be a queue name of letters, digits and . _ : - (at most 100), "
+            f"got {value!r}"
+        )
+    return value
+
+
+def env_rate(name: str, default: str) -> str:
+    """A request rate as Django REST framework reads it: ``600/minute``, ``20/h``.
+
+    The number is positive; the period starts with ``s``, ``m``, ``h`` or ``d``.
+    """
+    rate = env_str(name, default)
+    number, _, period = rate.partition("/")
+    if not (number.isdigit() and int(number) > 0 and period[:1] in ("s", "m", "h", "d")):
+        raise ImproperlyConfigured(
+            f"{name} must be requests/period (period s, m, h or d), e.g. 600/minute; got {rate!r}"
+        )
+    return rate
+
+
+def env_url(name: str, default: str = "") -> str:
+    """An ``http(s)://host...`` URL, or empty (unset or blank: ``default``)."""
+    return http_url(name, env_str(name, default))
+
+
+def database_from_url(url: str, conn_max_age: int = 60) -> dict:
+    """``postgres://user:pass@host:port/name`` or ``sqlite:///path`` as DATABASES['default'].
+
+    ``postgres:///name`` (no host) uses the local socket, ``?host=/run/postgresql`` names
+    its folder; other query parameters go to the driver. ``sqlite:///db.sqlite3`` is
+    relative to the project, ``sqlite:////tmp/x.db`` absolute. User and password are
+    percent-decoded. A persistent connection is checked before a request reuses it, so
+    after a PostgreSQL restart the next request reconnects instead of answering 500.
+    """
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        path = unquote(parts.path)
+        if path.startswith("//"):
+            path = path[1:]
+        elif path.startswith("/"):
+            path = str(BASE_DIR / path.lstrip("/"))
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": path or str(BASE_DIR / "db.sqlite3"),
+        }
+    if parts.scheme not in {"postgres", "postgresql", "pgsql"}:
+        raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported")
+    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")),
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": options.pop("host", parts.hostname or ""),
+        "PORT": str(parts.port or ""),
+        "CONN_MAX_AGE": conn_max_age,
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": options,
+    }
+
+
+def email_from_url(url: str) -> dict:
+    """``smtp://user:pass@host:587/?tls=1`` as Django's EMAIL_* settings.
+
+    ``console://`` prints mails to the log (development); ``smtp://`` speaks plain SMTP,
+    with STARTTLS when ``?tls=1``; ``smtps://`` is SMTP over TLS (port 465 by default).
+    ``?timeout=`` bounds each SMTP operation (10 s by default) so a dead mail server
+    cannot hold a web worker. User and password are percent-decoded.
+    """
+    parts = urlsplit(url)
+    if parts.scheme == "console":
+        return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    if parts.scheme not in {"smtp", "smtps"}:
+        raise ImproperlyConfigured(
+            f"EMAIL_URL scheme {parts.scheme!r} is not supported (console, smtp, smtps)"
+        )
+    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    secure = parts.scheme == "smtps"
+    starttls = options.get("tls", "0").lower() in TRUE
+    if not options.get("timeout", "10").isdigit():
+        raise ImproperlyConfigured(f"EMAIL_URL timeout must be whole seconds: {url!r}")
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parts.hostname or "localhost",
+        "EMAIL_PORT": parts.port or (465 if secure else 587 if starttls else 25),
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_SSL": secure,
+        "EMAIL_USE_TLS": starttls and not secure,
+        "EMAIL_TIMEOUT": int(options.get("timeout", "10")),
+    }
+
+
+def cache_from_url(url: str) -> dict:
+    """``redis://host:6379/1`` as Django's RedisCache; empty or ``locmem://``: in memory.
+
+    The cache holds the API's bad-token counters and request rates: one Redis shared by
+    every web process makes the limits hold across them; the in-memory cache counts per
+    process. A stopped or unreachable Redis answers within a second (callers fail open).
+    """
+    scheme = urlsplit(url).scheme
+    if scheme in {"", "locmem"}:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if scheme not in {"redis", "rediss", "unix"}:
+        raise ImproperlyConfigured(f"CACHE_URL scheme {scheme!r} is not supported (redis, locmem)")
+    return {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": url,
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+
+
+def site_url(url: str) -> str:
+    """The site's address for links in mails: ``http(s)://host[:port]``, no trailing slash."""
+    url = url.rstrip("/")
+    if urlsplit(url).scheme not in {"http", "https"} or not urlsplit(url).netloc:
+        raise ImproperlyConfigured(f"SITE_URL must be http(s)://host[:port], got {url!r}")
+    return url
+
+
+def http_url(name: str, url: str, example: str = "") -> str:
+    """``url`` when it is empty or ``http(s)://host...``, else a refusal naming ``name``."""
+    parts = urlsplit(url)
+    if url and (parts.scheme not in {"http", "https"} or not parts.hostname):
+        such = f" such as {example}" if example else ""
+        raise ImproperlyConfigured(f"{name} must be an http(s) URL{such}, got {url!r}")
+    return url
+
+
+def s3_storage(
+    *,
+    bucket: str,
+    endpoint_url: str = "",
+    access_key: str = "",
+    secret_key: str = "",
+    region: str = "us-east-1",
+    timeout: int = 10,
+) -> dict:
+    """STORAGES["default"] for an S3-compatible bucket (django-storages' S3Storage).
+
+    ``endpoint_url`` empty means AWS itself; MinIO, Ceph or moto give theirs
+    (``http://minio:9000``), addressed by path (``endpoint/bucket/key``), which every
+    S3-compatible store serves. Keys empty: boto3's own chain (environment, instance
+    role). Stored names are never overwritten (a suffix is added, as on disk); files
+    read through ``open`` spill to a temporary file past 2.5 MB, never held in memory.
+    Each request waits ``timeout`` seconds per attempt, three attempts.
+    """
+    from botocore.config import Config
+
+    if not BUCKET_NAME.match(bucket):
+        raise ImproperlyConfigured(
+            f"AWS_STORAGE_BUCKET_NAME must be an S3 bucket name (3-63 lower-case letters, "
+            f"digits, '.' or '-'), got {bucket!r}"
+        )
+    http_url("AWS_S3_ENDPOINT_URL", endpoint_url, "http://minio:9000")
+    if bool(access_key) != bool(secret_key):
+        raise ImproperlyConfigured(
+            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither "
+            "(boto3 then finds credentials itself, e.g. an instance role)"
+        )
+    return {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": bucket,
+            "endpoint_url": endpoint_url or None,
+            "access_key": access_key or None,
+            "secret_key": secret_key or None,
+            "region_name": region or None,
+            "file_overwrite": False,
+            "default_acl": None,
+            "querystring_auth": True,
+            "max_memory_size": 2_621_440,
+            "client_config": Config(
+                signature_version="s3v4",
+                s3={"addressing_style": "path" if endpoint_url else "auto"},
+                connect_timeout=timeout,
+                read_timeout=timeout,
+                retries={"mode": "standard", "total_max_attempts": 3},
+            ),
+        },
+    }
+
+
+def celery_queues(default: str, score: str, compare: str) -> list[Queue]:
+    """The Celery queues: the default one (beat's housekeeping), scoring and comparing.
+
+    Scoring and comparing must differ, or a comparison fan-out would delay the next run's
+    scoring; the default queue may be either of them (it is then declared once).
+    """
+    if score == compare:
+        raise ImproperlyConfigured(
+            f"CELERY_SCORE_QUEUE and CELERY_COMPARE_QUEUE must differ (both {score!r}):"
+            " comparisons on the scoring queue would delay the next run's scoring"
+        )
+    return [
+        Queue(name, Exchange(name), routing_key=name)
+        for name in dict.fromkeys([default, score, compare])
+    ]
+
+
+# Content-Security-Policy: scripts, styles, images and fetches from this site only, no
+# inline script or style, no plugins, no framing, forms post only here. The admin needs
+# nothing more (its data rides in data- attributes and JSON script elements).
+CSP_DIRECTIVES = {
+    "default-src": ["'self'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+    "object-src": ["'none'"],
+}
+
+# Permissions-Policy: the powerful browser features, each refused to the site and to
+# anything it might embed (the site uses none of them).
+BROWSER_FEATURES = (
+    "accelerometer autoplay browsing-topics camera display-capture encrypted-media "
+    "fullscreen geolocation gyroscope hid magnetometer microphone midi payment "
+    "publickey-credentials-get screen-wake-lock serial usb xr-spatial-tracking"
+).split()
+
+
+def beat_schedule(outbox_seconds: int) -> dict:
+    """Celery beat's periodic tasks (CELERY_BEAT_SCHEDULE).
+
+    The sweep runs every minute, so a dead task's run is back in the queue a minute or two
+    after it died (its lease, then the next sweep), at one indexed query when nothing is
+    stuck; the outbox sends queued runs the broker never accepted every ``outbox_seconds``;
+    presigned uploads never confirmed are deleted hourly. Ticks nobody ran in time
+    (workers down) expire instead of piling up.
+    """
+    return {
+        "sweep-stuck-submissions": {"task": "leaderboard.tasks.sweep_stuck", "schedule": 60.0},
+        "send-unsent-submissions": {
+            "task": "leaderboard.tasks.send_unsent",
+            "schedule": float(outbox_seconds),
+            "options": {"expires": float(outbox_seconds)},
+        },
+        "discard-expired-uploads": {
+            "task": "leaderboard.tasks.discard_expired_uploads",
+            "schedule": 3600.0,
+            "options": {"expires": 3600.0},
+        },
+    }
+
+
+def rest_framework(token_rate: str, anonymous_rate: str, login_rate: str) -> dict:
+    """Django REST framework's settings: hashed bearer tokens, JSON only, JSON errors, and
+    request rates per token (per address without one; per username for log-in)."""
+    return {
+        "DEFAULT_AUTHENTICATION_CLASSES": [
+            "leaderboard.api.authentication.BearerTokenAuthentication"
+        ],
+        "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+        "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+        "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+        "DEFAULT_THROTTLE_CLASSES": ["leaderboard.api.throttling.CallerRateThrottle"],
+        "DEFAULT_THROTTLE_RATES": {
+            "token": token_rate,
+            "anonymous": anonymous_rate,
+            "login": login_rate,
+        },
+        "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+        "EXCEPTION_HANDLER": "leaderboard.api.errors.exception_handler",
+        "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+        # NaN and infinity are not JSON: null instead (the serializers see to it).
+        "STRICT_JSON": True,
+    }
+
+
+# drf-spectacular's settings: the OpenAPI schema of /api/ (docs/api.md).
+API_SCHEMA = {
+    "TITLE": "Ranked retrieval leaderboards API",
+    "VERSION": "2",
+    "DESCRIPTION": (
+        "Benchmarks, leaderboards, comparisons, exports, submitting runs and polling their "
+        "scores. Get a token with `POST /api/tokens/` (username and password) or at "
+        "/accounts/tokens/, and send it as `Authorization: Bearer <token>`. Without a token, "
+        "GET requests see what an anonymous reader sees. Every error is "
+        '`{"error": ..., "details": {...}}`.'
+    ),
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,  # uploads as multipart with format: binary
+    "SCHEMA_PATH_PREFIX": "/api/",
+    # <id:...> (leaderboard/converters.py): at most 18 digits
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999_999}
+    },
+    "SWAGGER_UI_DIST": "SIDECAR",  # served from this site: no CDN
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {"SubmissionStatus": "leaderboard.models.Submission.Status"},
+    "PREPROCESSING_HOOKS": ["leaderboard.api.schema.without_presigned_uploads"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "leaderboard.api.schema.path_examples",
+    ],
+}
