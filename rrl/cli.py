@@ -19,6 +19,7 @@ Progress goes to stderr as plain text (no extra dependency), results to stdout.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import getpass
 import json
 import os
@@ -148,6 +149,40 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _when(stamp: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(stamp)
+
+
+def _utc(stamp: str) -> str:
+    """An API time (ISO 8601) as a person reads it: 2026-07-20 12:00 UTC."""
+    return _when(stamp).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def phase_line(benchmark: dict, now: dt.datetime | None = None) -> str:
+    """A campaign's phase: the open one (the server's ``current_phase``) and when it
+    closes, else the next and when it opens, else the last and when it closed; empty
+    on a benchmark without phases."""
+    phases = benchmark.get("phases") or []
+    current = next((p for p in phases if p["name"] == benchmark.get("current_phase")), None)
+    if current is not None:
+        return f"Phase {current['name']} is open until {_utc(current['closes'])}."
+    now = now or dt.datetime.now(dt.UTC)
+    upcoming = [p for p in phases if _when(p["opens"]) > now]
+    if upcoming:
+        first = min(upcoming, key=lambda p: _when(p["opens"]))
+        return f"Submissions are closed; phase {first['name']} opens at {_utc(first['opens'])}."
+    if phases:
+        last = max(phases, key=lambda p: _when(p["closes"]))
+        return f"Submissions are closed: phase {last['name']} closed at {_utc(last['closes'])}."
+    return ""
+
+
+def _print_phase(benchmark: dict) -> None:
+    line = phase_line(benchmark)
+    if line:
+        print(line)
+
+
 def _fail(message: str, code: int = 1) -> int:
     print(f"rrl: {message}", file=sys.stderr)
     return code
@@ -175,15 +210,17 @@ def submit(client, args, path) -> int:
     )
     if args.json:
         return _print_json(run)
+    board = client.board(args.benchmark)
     if not args.wait:
         print(f"Submitted run {run['run_name']} (id {run['id']}): {run['status']}")
         print(run["page"])
+        _print_phase(board)
         return 0
-    board = client.board(args.benchmark)
     print(f"Run {run['run_name']} (id {run['id']}) is scored on {args.benchmark}:")
     _print_summary(run.get("summary") or {}, [board["primary_measure"], *board["shown_measures"]])
     _print_warnings(run)
     print(run["page"])
+    _print_phase(board)
     return 0
 
 
@@ -220,6 +257,7 @@ def board(client, args, path) -> int:
         for r in leaderboard["runs"]
     ]
     print(f"{answer['title']}, ranked by {measure}")
+    _print_phase(answer)
     _print_table(("rank", "run", "participant", measure, "id"), rows)
     return 0
 

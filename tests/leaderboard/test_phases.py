@@ -204,3 +204,25 @@ def test_the_api_lists_the_phases_and_the_quota_names_the_open_one(client, campa
     with time_machine.travel(TEST_CLOSES + dt.timedelta(days=1), tick=False):
         quota = client.get("/api/benchmarks/library/quota/", headers=headers).json()
     assert not quota["open"] and "closed at 2026-07-20 12:00 UTC" in quota["refusal"]
+
+
+def test_rrl_says_the_phase_from_the_apis_answer(client, campaign):
+    """``rrl board`` and ``rrl submit`` print ``rrl.cli.phase_line`` of the benchmark
+    as the API gives it: the open phase and its close, the next, or the last."""
+    from rrl.cli import phase_line
+
+    def line(now: dt.datetime) -> str:
+        with time_machine.travel(now, tick=False):
+            answer = client.get("/api/benchmarks/library/").json()
+        return phase_line(answer, now)
+
+    assert line(OPENS + dt.timedelta(days=1)) == (
+        "Phase Development is open until 2026-06-30 23:59 UTC."
+    )
+    assert line(CLOSES + dt.timedelta(days=1)) == (
+        "Submissions are closed; phase Test opens at 2026-07-10 00:00 UTC."
+    )
+    assert line(TEST_CLOSES + dt.timedelta(days=1)) == (
+        "Submissions are closed: phase Test closed at 2026-07-20 12:00 UTC."
+    )
+    assert phase_line({"phases": [], "current_phase": None}) == ""
