@@ -154,7 +154,7 @@ def _when(stamp: str) -> dt.datetime:
 
 
 def _utc(stamp: str) -> str:
-    """An API time (ISO 8601) as a person reads it: 2026-07-20 12:00 UTC."""
+    """An API time (ISO 8601) as a person reads it, in UTC to the minute."""
     return _when(stamp).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
