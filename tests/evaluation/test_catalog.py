@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from evaluation.__main__ import main
@@ -17,8 +15,9 @@ from evaluation.measures import (
     stored_requests,
 )
 from evaluation.trec import read_qrels, read_run
+from tests import FIXTURES
 
-SUITE = Path(__file__).resolve().parent.parent / "fixtures" / "trec_eval-suite"
+SUITE = FIXTURES / "trec_eval-suite"
 
 # name written -> (stored column, -m request, reader's label)
 NAMES = {

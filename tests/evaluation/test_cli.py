@@ -7,12 +7,12 @@ import io
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from evaluation.__main__ import main
+from tests import FIXTURES
 
-SUITE = Path(__file__).resolve().parent.parent / "fixtures" / "trec_eval-suite"
-SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed-library"
+SUITE = FIXTURES / "trec_eval-suite"
+SEED = FIXTURES / "seed-library"
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from evaluation.__main__ import main
 from evaluation.trec.columnar import read_run
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "tests" / "fixtures" / "trec_eval-suite"
 
 

@@ -15,9 +15,10 @@ import pytest
 
 from evaluation.cli.compare import JSON_PAIR_KEYS, main
 from evaluation.significance import compare_all_pairs
+from tests import FIXTURES as ALL_FIXTURES
+from tests import ROOT
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trec8-per-topic"
-ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ALL_FIXTURES / "trec8-per-topic"
 
 
 @pytest.fixture

@@ -25,10 +25,10 @@ import pytest
 from evaluation.__main__ import main
 from evaluation.measures import NOT_IMPLEMENTED
 from evaluation.trec import read_qrels, read_run
+from tests import FIXTURES
 
 from . import reference
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SUITE = FIXTURES / "trec_eval-suite"
 SEED = FIXTURES / "seed-library"
 ADVERSARIAL = FIXTURES / "trec_eval-adversarial"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,8 +30,9 @@ from evaluation.health import (
     topic_set_size,
 )
 from evaluation.significance import compare_all_pairs
+from tests import FIXTURES as ALL_FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trec8-per-topic"
+FIXTURES = ALL_FIXTURES / "trec8-per-topic"
 PAIRS = 8256
 # matrix: (paired t, t + Holm, t + BH, Wilcoxon with differences rounded), the README's
 README = {

@@ -12,8 +12,8 @@ from scipy import stats
 
 from evaluation.__main__ import main
 from evaluation.health import minimum_detectable_difference, residual_variance
+from tests import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 AP = str(FIXTURES / "trec8-per-topic" / "adhoc8_ap.csv")
 P10 = str(FIXTURES / "trec8-per-topic" / "adhoc8_p10.csv")
 SEED = FIXTURES / "seed-library"

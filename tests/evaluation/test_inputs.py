@@ -14,8 +14,9 @@ import evaluation
 from evaluation.measures import evaluate
 from evaluation.trec import TrecFormatError, read_qrels, read_run
 from evaluation.trec.inputs import as_qrels, as_run
+from tests import FIXTURES
 
-SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed-library"
+SEED = FIXTURES / "seed-library"
 MEASURES = ["all_trec"]
 
 # the seed's system A with ties added (at 0.5, and -0.0 against 0.0), lines out of

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,8 +17,9 @@ from evaluation.measures import (
 )
 from evaluation.measures.ranking import _order, rank_run, trec_order
 from evaluation.trec import read_qrels, read_run
+from tests import FIXTURES
 
-SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed-library"
+SEED = FIXTURES / "seed-library"
 
 
 def qrels_of(rows):
@@ -306,7 +306,7 @@ def test_unjudged_warning_counts_only_categories_the_run_uses():
     ]
 
 
-SUITE_FILES = Path(__file__).resolve().parent.parent / "fixtures" / "trec_eval-suite"
+SUITE_FILES = FIXTURES / "trec_eval-suite"
 
 
 def test_judged_lookup_exact_whatever_the_candidate_table_says(monkeypatch):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -23,6 +21,7 @@ from evaluation.significance.corrections import (
     _studentized_range_isf,
     _studentized_range_sf,
 )
+from tests import FIXTURES
 
 
 def holm_reference(p: list[float]) -> list[float]:
@@ -173,7 +172,7 @@ def test_tukey_edge_cases() -> None:
 
 KS = (2, 3, 5, 10, 50, 129, 200)
 DFS = (2, 5, 10, 30, 100, 2401, 10_000, 99_999, 1e6, np.inf)
-TREC8_AP = Path(__file__).parents[1] / "fixtures" / "trec8-per-topic" / "adhoc8_ap.csv"
+TREC8_AP = FIXTURES / "trec8-per-topic" / "adhoc8_ap.csv"
 
 
 def q_grid(k: int, df: float, size: int) -> np.ndarray:

@@ -7,8 +7,6 @@ The counts of significant pairs are those of ``tests/fixtures/trec8-per-topic/RE
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,8 +14,9 @@ from scipy import stats
 
 from evaluation.significance import adjust_p, compare_all_pairs
 from evaluation.significance import paired as significance
+from tests import FIXTURES as ALL_FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trec8-per-topic"
+FIXTURES = ALL_FIXTURES / "trec8-per-topic"
 
 # matrix: (pairs, paired t, t + Holm, t + BH, Wilcoxon), from the fixture README
 README = {

@@ -4,8 +4,6 @@ thread prints, and an error on the second thread is raised on the caller's."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,9 +12,10 @@ import evaluation.measures.ranking as ranking
 import evaluation.trec.columns as columns
 import evaluation.trec.parsing as parsing
 from evaluation.__main__ import main
+from tests import FIXTURES
 from tests.evaluation.texts import collections
 
-SUITE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "trec_eval-suite"
+SUITE = FIXTURES / "trec_eval-suite"
 
 FLAGS = [
     [],

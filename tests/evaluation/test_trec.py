@@ -17,6 +17,7 @@ from evaluation.trec import (
     read_qrels,
     read_run,
 )
+from tests import FIXTURES
 
 RUN = b"q1 Q0 d1 1 3.0 tagA\nq1 Q0 d2 2 2.0 tagA\nq2 Q0 d1 1 1.5 tagA\n"
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d9 2\n"
@@ -248,9 +249,7 @@ def test_bad_needs(tmp_path, data, line, reason):
 
 
 def test_seed_needs_fixture():
-    from pathlib import Path
-
-    seed = Path(__file__).resolve().parent.parent / "fixtures" / "seed-library"
+    seed = FIXTURES / "seed-library"
     needs = read_needs(seed / "needs.tsv")
     assert needs.need_id.tolist() == ["cs-foundations", "stage-plays", "atwood", "russian-novels"]
 

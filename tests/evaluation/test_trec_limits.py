@@ -13,15 +13,14 @@ import textwrap
 import time
 import tracemalloc
 import zlib
-from pathlib import Path
 
 import pytest
 
 from evaluation.trec import TrecFormatError, check_run_head, read_needs, read_qrels, read_run
 from evaluation.trec.readers import HEAD_LINES
+from tests import ROOT
 from tests.hostile import gzip_bomb
 
-ROOT = Path(__file__).resolve().parents[2]
 RUN = b"".join(b"q%d Q0 d%d %d %d.5 tag\n" % (i // 100, i, i % 100, 1000 - i) for i in range(1200))
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\n"
 NEEDS = b"q1\tfirst need\nq2\tsecond need\n"

@@ -21,11 +21,12 @@ from django.test import Client
 
 from leaderboard.models import ApiToken
 from leaderboard.pipeline import health
+from tests import ROOT
 from tests.leaderboard import site_pages
 from tests.leaderboard import test_pages_data as data
 from tests.leaderboard.browsers import BROWSER_TESTS
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "a11y"
+ARTIFACTS = ROOT / "artifacts" / "a11y"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 library, demo_user = data.library, data.demo_user
@@ -333,7 +334,7 @@ def test_invalid_forms_mark_and_describe_their_fields(
 def test_every_scrolling_table_wrapper_takes_keyboard_focus():
     """A .table-wrap scrolls sideways on a phone: focusable (tabindex 0), its table can be
     scrolled with the arrow keys (axe: scrollable-region-focusable)."""
-    templates = Path(__file__).resolve().parents[2] / "templates"
+    templates = ROOT / "templates"
     wrappers = [
         (path.name, tag)
         for path in templates.rglob("*.html")

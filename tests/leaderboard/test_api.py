@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -14,8 +13,8 @@ from django.urls import URLPattern
 from leaderboard.accounts import tokens
 from leaderboard.api import urls as api
 from leaderboard.models import ApiToken, Benchmark, Submission
+from tests import DEMO
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 SUBMIT = "/api/benchmarks/library/submissions/"
 

@@ -3,14 +3,11 @@ from the API (log in with a password, list, revoke) under django-axes' lock."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import ApiToken, Benchmark, Submission
+from tests import DEMO
 from tests.leaderboard.test_api import bearer, error_of, upload
-
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 
 def post_file(client, url: str, headers: dict, content: bytes, name: str, **fields):

@@ -8,14 +8,14 @@ errors. Screenshots land in artifacts/ (gitignored) for a human to look at.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
+from tests import ROOT
 from tests.leaderboard import test_pages_data as data
 from tests.leaderboard.browsers import BROWSER_TESTS
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+ARTIFACTS = ROOT / "artifacts"
 
 library, demo_user = data.library, data.demo_user
 pytestmark = BROWSER_TESTS

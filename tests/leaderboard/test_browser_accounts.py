@@ -10,16 +10,15 @@ desktop and phone widths; the new pages' screenshots land in artifacts/.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from leaderboard.models import Submission
+from tests import DEMO
 from tests.leaderboard import test_password_reset
 from tests.leaderboard.browsers import BROWSER_TESTS
 from tests.leaderboard.test_browser import ARTIFACTS, watch
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 smtp = test_password_reset.smtp
 pytestmark = BROWSER_TESTS
 PASSWORD = "a-long-pass-phrase-9"

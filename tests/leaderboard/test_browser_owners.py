@@ -9,14 +9,13 @@ board. Screenshots of the edit and confirmation pages at 1280 and 390 px in arti
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
+from tests import DEMO
 from tests.leaderboard.browsers import BROWSER_TESTS
 from tests.leaderboard.test_browser import ARTIFACTS, watch
 
 pytestmark = BROWSER_TESTS
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN = (DEMO / "run-A.txt").read_bytes() + b"no-such-need Q0 d1 1 1.0 system-A\n"
 WIDTHS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 

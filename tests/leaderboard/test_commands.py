@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from leaderboard.models import Benchmark, Comparison, InformationNeed, Submission
-
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
+from tests import DEMO
 
 
 def test_load_demo_gives_b_above_a_and_is_idempotent(demo):

@@ -4,8 +4,6 @@ deeper than the benchmark's depth is warned with the number of needs cut."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from django.core.files.base import ContentFile
@@ -14,8 +12,8 @@ from django.urls import reverse
 
 from leaderboard.models import ApiToken, Submission
 from leaderboard.pipeline.scoring import score
+from tests import DEMO
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 # system-B's lines for one of the library's four judged needs only
 ONE_NEED = b"".join(line for line in RUN_B.splitlines(True) if line.startswith(b"atwood "))

@@ -8,15 +8,14 @@ The browser half, Chromium reporting no violation on every page family, is
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from leaderboard.models import ApiToken, Submission
+from tests import ROOT
 from tests.leaderboard import test_pages_data as data
 
 library, demo_user = data.library, data.demo_user
-ROOT = Path(__file__).resolve().parents[2]
 
 POLICY = {
     "default-src": ["'self'"],

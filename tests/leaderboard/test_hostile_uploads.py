@@ -22,10 +22,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from evaluation.trec import TrecFormatError
 from leaderboard.models import Judgments, Submission
 from leaderboard.pipeline.loading import load_judgments
+from tests import ROOT
 from tests.hostile import gzip_bomb
 from tests.leaderboard.test_api import bearer
 
-ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 FORM = "/benchmarks/library/submit/"

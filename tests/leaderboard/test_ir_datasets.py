@@ -4,7 +4,6 @@ ir_datasets' own classes and registered under test ids; nothing is downloaded.""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import ir_datasets
 import pytest
@@ -17,10 +16,10 @@ from ir_datasets.util import LocalDownload
 from leaderboard.models import ApiToken, Benchmark, InformationNeed
 from leaderboard.pipeline.datasets import DatasetError, dataset_files, title_field
 from rrl import cli
+from tests import DEMO
 from tests.leaderboard.test_admin import benchmark_form
 from tests.leaderboard.test_api import bearer, error_of
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 QRELS_DEFS = {0: "not relevant", 1: "relevant", 2: "highly relevant"}
 
 

@@ -4,14 +4,13 @@ words, against the threshold the benchmark's organizers set."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from leaderboard.models import Benchmark, Result
+from tests import DEMO
 from tests.leaderboard.test_coverage import stored_and_scored
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 
 

@@ -5,8 +5,6 @@ and a change of the tested measures queuing the missing tests."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -14,9 +12,8 @@ from django.urls import reverse
 from leaderboard.models import Benchmark, Comparison, MeasureVector, Submission
 from leaderboard.pipeline.loading import load_judgments, load_needs
 from leaderboard.reading import boards
+from tests import DEMO
 from tests.leaderboard.test_worker import queue, start_worker  # noqa: F401 (fixtures)
-
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 
 def benchmark_form(**overrides) -> dict:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 import redis
@@ -16,9 +15,9 @@ from django.utils import timezone
 
 from leaderboard.models import ApiToken, Submission
 from leaderboard.pipeline import tasks
+from tests import DEMO
 from tests.leaderboard.workers import broker_or_skip, celery_on, free_port, queues_of
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
@@ -21,8 +20,8 @@ from leaderboard.models import Comparison, Submission
 from leaderboard.pipeline.loading import load_judgments
 from leaderboard.pipeline.scoring import run_scoring, score
 from leaderboard.reading.boards import build_leaderboard
+from tests import DEMO
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_A = (DEMO / "run-A.txt").read_bytes()
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 # system-A's documents in another order: a third run, different from both

@@ -29,8 +29,8 @@ from leaderboard.models import (
     Result,
     Submission,
 )
+from tests import DEMO
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 COUNTS = ("num_ret", "num_rel", "num_rel_ret")
 _order = itertools.count()
 

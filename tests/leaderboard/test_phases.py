@@ -5,7 +5,6 @@ phase shown on the board, the submit form, the API and its quota."""
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 import pytest
 import time_machine
@@ -15,8 +14,8 @@ from django.test import RequestFactory
 
 from leaderboard.models import ApiToken, Phase, Profile, Submission
 from leaderboard.uploads.views import receive_run
+from tests import DEMO
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 OPENS = dt.datetime(2026, 6, 1, 0, 0, tzinfo=dt.UTC)
 CLOSES = dt.datetime(2026, 6, 30, 23, 59, tzinfo=dt.UTC)

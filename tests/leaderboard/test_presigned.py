@@ -18,9 +18,9 @@ from leaderboard.uploads.presigned import (
     discard_expired,
     start_upload,
 )
+from tests import DEMO
 from tests.hostile import gzip_bomb
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 
 pytestmark = pytest.mark.django_db

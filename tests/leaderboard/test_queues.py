@@ -6,7 +6,6 @@ consumes every queue (as ``make worker`` does)."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 import redis
@@ -15,14 +14,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from leaderboard.celery import app
 from leaderboard.models import Submission
 from leaderboard.pipeline import tasks
+from tests import DEMO as DEMO_DIR
 from tests.leaderboard.workers import (
     Worker,
     broker_or_skip,
     queues_of,
     wait_for,
 )
-
-DEMO_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 
 def _queue_of(task_name: str) -> str:

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import logging
 import re
-from pathlib import Path
 
 import pytest
 
 from leaderboard.models import Profile, Submission
 from leaderboard.pipeline import notify, tasks
+from tests import DEMO
 from tests.leaderboard import test_password_reset
 from tests.leaderboard.test_tasks import make_run
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 smtp = test_password_reset.smtp
 
 

@@ -18,10 +18,10 @@ from leaderboard.models import Submission
 from leaderboard.pipeline import scoring
 from leaderboard.pipeline.files import StorageUnavailable, local_copy
 from leaderboard.pipeline.loading import load_judgments
+from tests import DEMO
 from tests.hostile import gzip_bomb
 from tests.leaderboard.buckets import Bucket, S3Server
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 FORM = "/benchmarks/library/submit/"
 

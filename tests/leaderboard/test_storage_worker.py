@@ -14,11 +14,11 @@ from django.db import connection
 
 from leaderboard.models import Submission
 from leaderboard.pipeline import tasks
+from tests import DEMO
 from tests.leaderboard.workers import Worker, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 
 

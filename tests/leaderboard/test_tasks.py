@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +14,7 @@ from django.utils import timezone
 from leaderboard.models import Comparison, Submission
 from leaderboard.pipeline import comparing, scoring, tasks
 from leaderboard.pipeline.loading import load_judgments
-
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
+from tests import DEMO
 
 
 def make_run(benchmark, participant, name: str, content: bytes) -> Submission:

@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 from axes.models import AccessAttempt
@@ -27,8 +26,8 @@ from django.test import RequestFactory
 from leaderboard.accounts.throttle import client_address, pair_delay
 from leaderboard.models import ApiToken
 from leaderboard.settings import cache_from_url
+from tests import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 LOGIN = "/accounts/login/"
 COOLOFF = 2  # seconds
 

@@ -12,7 +12,6 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import redis
@@ -22,11 +21,11 @@ from django.utils import timezone
 
 from leaderboard.models import Submission
 from leaderboard.pipeline import tasks
+from tests import DEMO
 from tests.hostile import gzip_bomb
 from tests.leaderboard.test_api import bearer, error_of
 from tests.leaderboard.workers import broker_or_skip, celery_on, queues_of, redis_or_skip
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 FORM = "/benchmarks/library/submit/"
 API = "/api/benchmarks/library/submissions/"

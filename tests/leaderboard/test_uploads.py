@@ -7,7 +7,6 @@ import gzip
 import hashlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -16,8 +15,8 @@ from django.test import Client
 
 from leaderboard.models import Submission
 from leaderboard.uploads import views as upload_views
+from tests import DEMO
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 
 

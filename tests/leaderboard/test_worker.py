@@ -7,7 +7,6 @@ import datetime as dt
 import io
 import time
 import uuid
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ from leaderboard.celery import app
 from leaderboard.models import Benchmark, Submission
 from leaderboard.pipeline import tasks
 from leaderboard.pipeline.loading import load_judgments
+from tests import DEMO as DEMO_DIR
 from tests.leaderboard.workers import (
     Worker,
     broker_or_skip,
@@ -34,7 +34,6 @@ from tests.leaderboard.workers import (
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 DEMO = "leaderboard/demo"
-DEMO_DIR = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 
 @pytest.fixture
