@@ -64,7 +64,8 @@ def test_the_limit_is_written_in_megabytes_when_it_is_whole_ones():
 
 
 def test_a_bomb_is_refused_while_decompressing_not_after(tmp_path):
-    """30 MB of blank lines against a 1 MB limit: decompression stops near the limit."""
+    """30 MB of blank lines against a 1 MB limit: decompression stops near the limit (the
+    memory held says so; the time bound only catches a hang)."""
     path = tmp_path / "bomb.gz"
     path.write_bytes(BLANK_BOMB)
     tracemalloc.start()
@@ -79,7 +80,7 @@ def test_a_bomb_is_refused_while_decompressing_not_after(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 8 << 20, f"{peak / 1048576:.1f} MB held"
-    assert elapsed < 2
+    assert elapsed < 20  # a guard against a hang, not a measurement
 
 
 def test_the_whole_file_is_checked_only_with_max_bytes():
@@ -237,7 +238,8 @@ def test_peak_memory_of_checking_and_reading_bombs_in_a_fresh_process():
     assert read[0] == "tail.gz: expands past 100 MB"
     assert head[1] < 40 << 20 and tail[1] < 40 << 20, figures
     assert read[1] < 160 << 20, figures  # the 100 MB allowed, no more
-    assert head[2] < 5 and tail[2] < 10 and read[2] < 10, figures
+    # The seconds only guard against a hang (the figures are bench/bench_gzip.py's).
+    assert head[2] < 60 and tail[2] < 60 and read[2] < 60, figures
 
 
 def test_gzip_streams_are_accepted_exactly_when_pythons_gzip_accepts_them():

@@ -174,11 +174,12 @@ def test_schemathesis_finds_nothing_with_every_check(
     if with_token:
         used, raw = ApiToken.issue(owner, "schemathesis")
         command += ["--header", f"Authorization: Bearer {raw}"]
-    started = time.monotonic()
     done = subprocess.run(
         command,
         capture_output=True,
         text=True,
+        # A guard against a run that grew without bound (the coverage phase sends every value
+        # of every enum), not a measurement.
         timeout=240,
         cwd=tmp_path,  # its cache (.schemathesis/) goes there, not into the repository
         env={"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "NO_COLOR": "1"},
@@ -191,6 +192,3 @@ def test_schemathesis_finds_nothing_with_every_check(
     assert "No issues found" in done.stdout or " passed" in done.stdout, done.stdout[-3000:]
     if with_token:  # every operation was tried with a token that worked, to the end
         assert ApiToken.objects.filter(pk=used.pk).exists(), f"token {used.pk} was revoked"
-    # A guard against a run that grew without bound (the coverage phase sends every value of
-    # every enum), not a measurement: each variant takes 1-2 minutes on a shared 2-core host.
-    assert time.monotonic() - started < 150

