@@ -15,8 +15,9 @@
   the standard library but its HTTP library (``httpx``): a participant installs it
   without numpy, pandas or Django; the engine may import it (``evaluation.trec.inputs``
   reads runs held in Python through ``rrl.trec``, so both read them alike);
-- every sub-package opens with a docstring, and no module passes ~400 lines unless its
-  docstring says why.
+- every sub-package opens with a docstring, and no module passes 400 lines unless it is
+  on ``LONG_MODULES``, a short list that gives each one's reason; a module on the list
+  that is back under 400 lines leaves it.
 
 An edge goes from a module to what it names: ``import a.b`` and ``from a import b`` to
 module ``a.b`` when that is a module of the project, else to ``a`` (a package means its
@@ -37,6 +38,28 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("evaluation", "leaderboard", "rrl")
 CLIENT_LIBRARIES = {"httpx"}
 MAX_LINES = 400
+# The only modules allowed past MAX_LINES, each with the reason it is one module. Nothing
+# else passes: a docstring cannot buy an exemption. A module leaves the list when it is
+# split or shrinks back under the limit (the test below fails on an entry that is short).
+LONG_MODULES = {
+    "leaderboard/models/submissions.py": "a run's whole life, queued to withdrawn, on one "
+    "model and its QuerySet: the conditional updates the tasks rely on and the owner's "
+    "operations",
+    "leaderboard/reading/boards.py": "a board's rows, ranks, best-per-team filter and tests "
+    "against #1 are one computation whose decisions read best together",
+    "evaluation/measures/ranking.py": "the one ordering of a run, the qrels join and the "
+    "Ranking they build are one concern",
+    "evaluation/measures/catalog.py": "the measure table and its two name systems; split, "
+    "there would be two places that name measures",
+    "evaluation/trec/parsing.py": "the Arrow parse, the whitespace normalisation and the "
+    "line-by-line explainer must agree on what a line is, so they stay side by side",
+    "evaluation/trec/columns.py": "the Arrow/numpy exchange and the doc-id hashes the reader "
+    "and the ranker share",
+    "rrl/cli.py": "the client's command line: one parser and one short function per command "
+    "(login to pools), read top to bottom as its help is",
+    "rrl/client.py": "the client's one class: every endpoint a participant or organizer "
+    "scripts, with the waiting and retrying they share",
+}
 
 
 def module_name(path: Path) -> str:
@@ -258,18 +281,50 @@ def test_layers_point_one_way(graph):
     assert _forbidden(graph, "leaderboard.reading", reading) == []
 
 
+def long_modules(lengths: dict[str, int], allowed: dict[str, str]) -> list[str]:
+    """What the size rule reports, given each module's line count: a module past
+    ``MAX_LINES`` that is not on ``allowed``, and an entry of ``allowed`` that is missing
+    or no longer past the limit (so the list stays as short as the code allows)."""
+    problems = [
+        f"{name}: {lines} lines (at most {MAX_LINES} unless on LONG_MODULES)"
+        for name, lines in sorted(lengths.items())
+        if lines > MAX_LINES and name not in allowed
+    ]
+    problems += [
+        f"{name}: on LONG_MODULES but {lengths[name]} lines; take it off the list"
+        if name in lengths
+        else f"{name}: on LONG_MODULES but no such module"
+        for name in sorted(allowed)
+        if lengths.get(name, 0) <= MAX_LINES
+    ]
+    return problems
+
+
+def test_the_size_rule_takes_no_word_for_a_reason():
+    """The rule reads line counts and the list, never a docstring: a long module whose
+    docstring explains itself still fails unless it is listed."""
+    lengths = {"a.py": MAX_LINES + 1, "b.py": MAX_LINES, "c.py": 900}
+    assert long_modules(lengths, {"c.py": "why"}) == [
+        f"a.py: {MAX_LINES + 1} lines (at most {MAX_LINES} unless on LONG_MODULES)"
+    ]
+    assert long_modules(lengths, {"a.py": "why", "c.py": "why", "b.py": "why", "d.py": "why"}) == [
+        f"b.py: on LONG_MODULES but {MAX_LINES} lines; take it off the list",
+        "d.py: on LONG_MODULES but no such module",
+    ]
+    assert all(reason.strip() for reason in LONG_MODULES.values())
+
+
 def test_sub_packages_say_what_they_hold_and_modules_stay_short():
     problems = []
+    lengths = {}
     for name, path in project_modules().items():
         text = path.read_text(encoding="utf-8")
         docstring = ast.get_docstring(ast.parse(text)) or ""
         if path.name == "__init__.py" and "management" not in name:
             if "import" not in docstring:
                 problems.append(f"{name}: no docstring saying what lives here and may import")
-        lines = text.count("\n")
-        if lines > MAX_LINES and "lines" not in docstring:
-            problems.append(f"{name}: {lines} lines and no reason in its docstring")
-    assert problems == []
+        lengths[path.relative_to(ROOT).as_posix()] = text.count("\n")
+    assert problems + long_modules(lengths, LONG_MODULES) == []
 
 
 # --- Stored files are read through the storage layer -----------------------

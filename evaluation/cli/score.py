@@ -196,7 +196,7 @@ def _in_parallel(scorer: Scorer, runs: list[str], args: argparse.Namespace, jobs
     """Each run's (status, output, messages), in the order given, scored by ``jobs``
     forked workers that share the qrels read once (copy on write). A participant's
     hundred runs take about 1/jobs of the time; the output is byte for byte what
-    scoring them one after another prints (tests/evaluation/test_cli_runs.py)."""
+    scoring them one after another prints (tests/evaluation/cli/test_cli_runs.py)."""
     global _WORK
     import multiprocessing
 

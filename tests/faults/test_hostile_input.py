@@ -28,10 +28,10 @@ from django.test import Client
 
 from leaderboard.models import ApiToken, Submission
 from leaderboard.uploads import views as upload_views
+from tests import DEMO
 from tests.faults.malformed import malformed
 from tests.hostile import gzip_bomb
 
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 FORM = "/benchmarks/library/submit/"
 API = "/api/benchmarks/library/submissions/"

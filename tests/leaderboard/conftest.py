@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import io
 import itertools
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
+from tests import DEMO
 from tests.leaderboard.browsers import browser  # noqa: F401 (the Chromium fixture)
 from tests.leaderboard.buckets import bucket, s3_server  # noqa: F401 (a real S3 endpoint)
 from tests.leaderboard.workers import queue  # noqa: F401 (a test's own Celery queues)
-
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
 
 
 @pytest.fixture(autouse=True)

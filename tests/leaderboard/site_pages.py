@@ -1,6 +1,6 @@
 """Every HTML page of the site, by URL name, and how the accessibility test reaches it.
 
-``tests/leaderboard/test_accessibility.py`` loads each page in Chromium and runs axe-core
+``tests/leaderboard/pages/test_accessibility.py`` loads each page in Chromium and runs axe-core
 on it; ``test_every_named_page_is_checked`` walks Django's URL patterns and fails when a
 named route is neither here nor in ``NOT_PAGES``/``NOT_PAGES_UNDER``. So a new page is one
 line in ``PAGES``: its name, the path (built from ``Site``, the test's objects), and

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import Benchmark, InformationNeed, Judgments, Submission
-
-DEMO = Path(__file__).resolve().parents[2] / "leaderboard" / "demo"
+from tests import DEMO
 
 
 def benchmark_form(**overrides) -> dict:

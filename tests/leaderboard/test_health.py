@@ -14,6 +14,9 @@ from tests.faults.services import RedisServer
 from tests.leaderboard.workers import Worker, broker_or_skip, celery_on, free_port
 
 CHECKS = {"database", "broker", "storage", "workers"}
+# Seconds past HEALTH_TIMEOUT_SECONDS an answer may take: enough for a loaded test host,
+# far less than a hung service holds a check (30 s, or for ever), so a hang still fails.
+SLACK = 10
 
 
 def _get(client):
@@ -78,7 +81,7 @@ def test_a_hung_storage_fails_its_check_within_the_timeout(client, settings):
     assert body["status"] == "failing"
     assert body["checks"]["storage"] == {"ok": False, "error": "timed out after 2 s"}
     assert body["checks"]["database"]["ok"] is True
-    assert 1.9 < seconds < 3.5, seconds
+    assert 1.9 < seconds < settings.HEALTH_TIMEOUT_SECONDS + SLACK, seconds
 
 
 @pytest.mark.django_db
@@ -114,9 +117,7 @@ def test_with_a_worker_running_every_check_passes(queue, client, settings, tmp_p
     assert body["status"] == "ok"
     assert all(check["ok"] for check in body["checks"].values())
     assert body["checks"]["workers"]["count"] >= 1
-    assert (
-        seconds < settings.HEALTH_TIMEOUT_SECONDS + 10
-    )  # bounded, not hung (a loaded host is slow)
+    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + SLACK
 
 
 @pytest.mark.worker
@@ -139,9 +140,7 @@ def test_with_no_worker_running_the_workers_check_fails(client, settings):
         "ms": body["checks"]["workers"]["ms"],
     }
     assert body["checks"]["broker"]["ok"] and body["checks"]["database"]["ok"]
-    assert (
-        seconds < settings.HEALTH_TIMEOUT_SECONDS + 10
-    )  # bounded, not hung (a loaded host is slow)
+    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + SLACK
 
 
 @pytest.mark.worker
@@ -159,9 +158,7 @@ def test_an_unreachable_broker_fails_broker_and_workers_and_names_no_address(cli
     assert body["checks"]["database"]["ok"] is True
     text = response.content.decode()
     assert "s3cret" not in text and str(port) not in text and "127.0.0.1" not in text
-    assert (
-        seconds < settings.HEALTH_TIMEOUT_SECONDS + 10
-    )  # bounded, not hung (a loaded host is slow)
+    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + SLACK
 
 
 @pytest.mark.worker
@@ -181,7 +178,7 @@ def test_a_hung_broker_answers_503_within_the_timeout(client, settings, tmp_path
     body = response.json()
     assert body["checks"]["broker"]["ok"] is False
     assert body["checks"]["workers"]["ok"] is False
-    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + 10, seconds  # bounded, not hung
+    assert seconds < settings.HEALTH_TIMEOUT_SECONDS + SLACK, seconds
 
 
 # --- Who gets the full check -------------------------------------------------------------

@@ -6,14 +6,12 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
 from leaderboard.config import BASE_DIR, database_from_url
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 
 
 def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:

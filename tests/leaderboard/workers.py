@@ -26,8 +26,7 @@ from django.test import override_settings
 
 from leaderboard.celery import app
 from leaderboard.models import Result
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 
 
 def _skip(reason: str) -> None:

@@ -1,6 +1,6 @@
 """The ``rrl`` command in-process, its client on a fake transport: what it prints and its
 exit status for a scored run, a run that failed while being scored, a duplicate, and no
-site. The real server and worker: tests/leaderboard/test_rrl_end_to_end.py."""
+site. The real server and worker: tests/leaderboard/api/test_rrl_end_to_end.py."""
 
 from __future__ import annotations
 

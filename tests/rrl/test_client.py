@@ -1,6 +1,6 @@
 """``rrl.Client`` against a fake transport (``httpx.MockTransport``): retries reuse one
 Idempotency-Key per call, errors carry the server's JSON, pages are followed. The real
-server, worker and bucket are in tests/leaderboard/test_rrl_end_to_end.py."""
+server, worker and bucket are in tests/leaderboard/api/test_rrl_end_to_end.py."""
 
 from __future__ import annotations
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 import gzip
 import subprocess
 import sys
-from pathlib import Path
 
 import ir_measures
 import pandas as pd
 import pytest
 
 from rrl.trec import qrels_text, run_gzip, run_text, write_run
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests import ROOT
 
 # ties at 0.5 (d2 and d10: byte order puts d2 first when descending), -0.0 ties 0.0
 RUN = {"q2": {"d1": 3.0}, "q1": {"d10": 0.5, "d2": 0.5, "d3": 2, "z": 0.0, "a": -0.0}}

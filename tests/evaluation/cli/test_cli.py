@@ -1,0 +1,134 @@
+"""``python -m evaluation``: trec_eval's flags and output, machine formats, bad files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+from evaluation.__main__ import main
+from tests import FIXTURES
+
+SUITE = FIXTURES / "trec_eval-suite"
+SEED = FIXTURES / "seed-library"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_default_is_official_measures(capsys):
+    code, out, err = run(capsys, str(SUITE / "qrels.test"), str(SUITE / "results.test"))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == "runid                 \tall\tSTANDARD"
+    assert lines[1] == "num_q                 \tall\t3"
+    assert [line.split("\t")[0].strip() for line in lines][-9:] == [
+        "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000",
+    ]  # fmt: skip
+
+
+def test_first_parameters_win_and_glued_options(capsys):
+    code, out, _ = run(capsys, "-mP.5", "-m", "P.10", "-M3", "-l1", "-m", "num_ret",
+                       str(SUITE / "qrels.test"), str(SUITE / "results.test"))  # fmt: skip
+    assert code == 0
+    assert out.splitlines() == [
+        "num_ret               \tall\t9",
+        "P_5                   \tall\t0.1333",  # trec_eval 10.0-rc3 prints the same
+    ]
+
+
+def test_json_and_csv(capsys):
+    args = ["-q", "-c", "-m", "map", "-m", "P.10", str(SEED / "qrels.txt"), str(SEED / "run-A.txt")]
+    code, out, _ = run(capsys, "--format", "json", *args)
+    assert code == 0
+    data = json.loads(out)
+    assert data["run_id"] == "system-A"
+    assert round(data["summary"]["map"], 4) == 0.4733
+    assert round(data["per_need"]["atwood"]["map"], 4) == 0.8333
+    code, out, _ = run(capsys, "--format", "csv", *args)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["need_id"] for r in rows] == [
+        "atwood",
+        "cs-foundations",
+        "russian-novels",
+        "stage-plays",
+        "all",
+    ]
+    assert round(float(rows[-1]["map"]), 4) == 0.4733
+
+
+def test_bad_file_exits_nonzero_with_file_line_reason(tmp_path, capsys):
+    bad = tmp_path / "bad.run"
+    bad.write_text("301 Q0 d1 1 1.0 t\n301 Q0 d2 2 oops t\n")
+    code, out, err = run(capsys, str(SUITE / "qrels.test"), str(bad))
+    assert code != 0
+    assert out == ""
+    assert err.strip() == f"{bad}:2: score 'oops' is not a number"
+
+
+def test_missing_file(tmp_path, capsys):
+    code, out, err = run(capsys, str(tmp_path / "nope"), str(SUITE / "results.test"))
+    assert code != 0 and out == "" and "nope" in err
+
+
+def test_illegal_measure(capsys):
+    code, out, err = run(
+        capsys, "-m", "bogus", str(SUITE / "qrels.test"), str(SUITE / "results.test")
+    )
+    assert code != 0 and out == "" and "illegal measure" in err
+
+
+def test_warnings_go_to_stderr(tmp_path, capsys):
+    run_file = tmp_path / "r.txt"
+    run_file.write_text("301 Q0 d1 1 1.0 a\n999 Q0 d1 1 1.0 b\n")
+    code, out, err = run(capsys, "-m", "num_q", str(SUITE / "qrels.test"), str(run_file))
+    assert code == 0
+    assert out == "num_q                 \tall\t1\n"
+    assert "2 different tags" in err and "without judgments" in err
+
+
+def test_module_entry_point_and_compare_delegation():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluation",
+            "-m",
+            "map",
+            str(SUITE / "qrels.test"),
+            str(SUITE / "results.test"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout == "map                   \tall\t0.1785\n"
+    helped = subprocess.run(
+        [sys.executable, "-m", "evaluation", "compare", "--help"], capture_output=True, text=True
+    )
+    assert helped.returncode == 0 and "usage" in helped.stdout.lower()
+
+
+def test_the_command_leaves_with_all_its_output_and_its_status(capsys, tmp_path):
+    """``python -m evaluation`` skips the interpreter's teardown once its output is
+    flushed: a long -q output arrives whole, the status is the command's, and the output
+    is what main() prints in process."""
+    args = ["-q", "-m", "all_trec", str(SUITE / "qrels.test"), str(SUITE / "results.test")]
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation", *args], capture_output=True, text=True, check=True
+    )
+    code, out, _ = run(capsys, *args)
+    assert code == done.returncode == 0 and done.stdout == out and len(out) > 10_000
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q1 Q0 d1 1 abc t\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation", str(SUITE / "qrels.test"), str(bad)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and done.stderr == f"{bad}:1: score 'abc' is not a number\n"

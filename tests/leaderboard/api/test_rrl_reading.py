@@ -1,0 +1,53 @@
+"""The participants' client reading a comparison from the live server (pytest-django's
+``live_server``, PostgreSQL): ``rrl.Client.compare`` and ``rrl compare`` on a benchmark
+whose primary measure is not MAP. The demo is scored in-process, so no worker is needed."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+import rrl
+from leaderboard.models import Benchmark, Submission
+from tests.leaderboard.api.test_rrl_end_to_end import rrl_command
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def site(live_server, transactional_db):
+    call_command("load_demo", stdout=io.StringIO())
+    return live_server.url
+
+
+def test_the_client_compares_on_the_primary_measure_and_names_what_it_lacks(site, tmp_path):
+    Benchmark.objects.filter(slug="library").update(primary_measure="P_10")
+    a, b = Submission.objects.filter(benchmark__slug="library").order_by("pk")
+    client = rrl.Client(site, backoff=0)
+
+    answer = client.compare("library", a.pk, b.pk)
+    assert answer["measure"] == "P_10"
+    assert answer["a"]["submission_id"] == a.pk and answer["b"]["submission_id"] == b.pk
+    assert answer == client.compare("library", a.pk, b.pk, "P@10")
+    assert [n["need_id"] for n in answer["per_need"]]  # the judged needs, paired
+    assert client.compare("library", a.pk, b.pk, "map")["measure"] == "map"
+
+    facts_a, facts_b = Submission.objects.filter(benchmark__slug="library-facts").order_by("pk")
+    assert client.compare("library-facts", facts_a.pk, facts_b.pk)["measure"] == "recip_rank"
+
+    with pytest.raises(rrl.ApiError) as refused:
+        client.compare("library", a.pk, b.pk, "P_7")
+    assert refused.value.status == 400 and "P_10" in refused.value.details["measures"]
+
+    printed = rrl_command(
+        "--url", site, "compare", "library", str(a.pk), str(b.pk), config=tmp_path
+    )
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.startswith("P_10: ")
+    lacking = rrl_command(
+        "--url", site, "compare", "library", str(a.pk), str(b.pk), "--measure", "P_7",
+        config=tmp_path,
+    )  # fmt: skip
+    assert lacking.returncode == 1 and "no per-need values of P_7" in lacking.stderr

@@ -1,0 +1,124 @@
+"""CSV and JSON exports: JSON every digit of the stored values, CSV at most six decimals."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.urls import reverse
+
+from leaderboard.models import Result, Submission
+from tests.leaderboard import pages_data as data
+
+library, demo_user, reader = data.library, data.demo_user, data.reader
+pytestmark = pytest.mark.django_db
+
+
+def stored() -> dict[str, Result]:
+    return {r.submission.run_name: r for r in Result.objects.select_related("submission")}
+
+
+def test_leaderboard_json(client, library):
+    response = client.get(reverse("leaderboard_export", args=["library", "json"]))
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    payload = json.loads(response.content)
+    assert payload["benchmark"] == "library" and payload["judgments_version"] == 1
+    assert payload["num_needs"] == 4 and payload["primary_measure"] == "map"
+    assert [run["run"] for run in payload["runs"]] == ["system-B", "system-A"]
+    assert [run["rank"] for run in payload["runs"]] == [1, 2]
+    results = stored()
+    for run in payload["runs"]:
+        assert run["summary"] == results[run["run"]].summary
+        assert run["num_needs"] == 4 and run["judgments_version"] == 1
+    assert payload["runs"][1]["baseline"] is True
+
+
+def test_leaderboard_csv(client, library):
+    response = client.get(reverse("leaderboard_export", args=["library", "csv"]))
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert [row["run"] for row in rows] == ["system-B", "system-A"]
+    results = stored()
+    for row in rows:
+        summary = results[row["run"]].summary
+        for measure, value in summary.items():
+            assert float(row[measure]) == pytest.approx(value, abs=5e-7)
+        assert row["num_needs"] == "4" and row["judgments_version"] == "1"
+
+
+def test_export_respects_measure_and_visibility(client, library, demo_user):
+    payload = json.loads(
+        client.get(
+            reverse("leaderboard_export", args=["library", "json"]), {"measure": "P@5"}
+        ).content
+    )
+    assert payload["ranked_by"] == "P_5"
+    assert [run["run"] for run in payload["runs"]] == ["system-B", "system-A"]
+    Submission.objects.filter(run_name="system-A").update(is_hidden=True)
+    url = reverse("leaderboard_export", args=["library", "csv"])
+    assert "system-A" not in client.get(url).content.decode()
+    client.force_login(demo_user)
+    assert "system-A" in client.get(url).content.decode()
+
+
+def test_unknown_export_format_is_404(client, library):
+    for fmt in ("xml", "CSV", "json5"):
+        url = reverse("leaderboard_export", args=["library", fmt])
+        assert client.get(url).status_code == 404
+
+
+def test_per_need_csv_equals_stored(client, library):
+    run = Submission.objects.get(run_name="system-B")
+    response = client.get(reverse("submission_csv", args=[run.pk]))
+    assert response.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    frame = run.results.get().per_need_frame()
+    assert [row["need_id"] for row in rows] == frame.index.tolist()
+    for row in rows:
+        for measure in frame.columns:
+            assert float(row[measure]) == pytest.approx(
+                frame.loc[row["need_id"], measure], abs=5e-7
+            )
+    Submission.objects.filter(pk=run.pk).update(is_hidden=True)
+    assert client.get(reverse("submission_csv", args=[run.pk])).status_code == 404
+
+
+def test_csv_has_six_decimals_integer_counts_and_need_titles(client, library):
+    # 0.6199999999999999 in a spreadsheet reads as noise; JSON keeps every digit.
+    run = Submission.objects.get(run_name="system-B")
+    result = run.results.get()
+    summary = {**result.summary, "map": 0.6199999999999999, "num_ret": 40.0, "P_5": 3e-9}
+    Result.objects.filter(pk=result.pk).update(summary=summary)
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                client.get(reverse("leaderboard_export", args=["library", "csv"])).content.decode()
+            )
+        )
+    )
+    line = next(row for row in rows if row["run"] == "system-B")
+    assert line["map"] == "0.62"
+    assert line["num_ret"] == "40"
+    assert line["num_rel_ret"] == str(round(summary["num_rel_ret"]))
+    assert line["P_5"] == "3e-09"  # not rounded away to 0
+    for row in rows:
+        for key, cell in row.items():
+            if "." in cell and cell.replace(".", "", 1).lstrip("-").isdigit():
+                assert len(cell.split(".")[1]) <= 6, (key, cell)
+    payload = json.loads(
+        client.get(reverse("leaderboard_export", args=["library", "json"])).content
+    )
+    b = next(r for r in payload["runs"] if r["run"] == "system-B")
+    assert b["summary"]["map"] == 0.6199999999999999
+
+    response = client.get(reverse("submission_csv", args=[run.pk]))
+    per_need = list(csv.DictReader(io.StringIO(response.content.decode())))
+    titles = dict(library.needs.values_list("need_id", "title"))
+    assert [row["title"] for row in per_need] == [titles[row["need_id"]] for row in per_need]
+    assert all(row["title"] for row in per_need)
+    for row in per_need:
+        assert "." not in row["num_rel"] and "." not in row["num_rel_ret"]
+        for measure in ("map", "P_5", "P_10", "recip_rank"):
+            assert len(row[measure].partition(".")[2]) <= 6
