@@ -74,6 +74,10 @@ class FinalRuns(ApiView):
     parser_classes = [JSONParser]
     serializer_class = FinalRunsSerializer
 
+    def get_object(self):
+        """The benchmark (what OPTIONS asks for before it describes the PUT)."""
+        return visible_benchmark(self.request, self.kwargs["slug"])
+
     @extend_schema(
         operation_id="getFinalRuns",
         summary="The caller's team's final runs in a phase, in priority order",
