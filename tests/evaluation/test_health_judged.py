@@ -120,3 +120,14 @@ def test_a_ranking_of_other_qrels_is_refused() -> None:
     ranking.judged_line = None
     with pytest.raises(ValueError, match="does not carry"):
         JudgedRanks.of(ranking, QrelsIndex(qrels))
+
+
+def test_doc_ids_whose_hashes_collide_are_told_apart_by_the_ranking(monkeypatch) -> None:
+    """Every doc id hashed alike: the ranking's hashes only pick candidates, the ids decide."""
+    from evaluation.measures import ranking
+
+    qrels, run = campaign(5)
+    expected = reference(qrels, run)
+    monkeypatch.setattr(ranking, "string_hash", lambda column: np.zeros(len(column), np.uint64))
+    found = evaluate(qrels, run, ["map"], max_depth=4, complete=True).ranking
+    assert_same(JudgedRanks.of(found, QrelsIndex(qrels)), expected)

@@ -247,9 +247,9 @@ def test_judged_ranks_of_a_small_run() -> None:
 
 def test_doc_ids_whose_keys_collide_are_still_told_apart(monkeypatch) -> None:
     """Every doc id of a need hashed alike: the keys only pick candidates, the ids decide."""
-    from evaluation.measures import ranking
+    from evaluation.health import judged
 
-    monkeypatch.setattr(ranking, "string_hash", lambda column: np.zeros(len(column), np.uint64))
+    monkeypatch.setattr(judged, "string_hash", lambda column: np.zeros(len(column), np.uint64))
     qrels, runs, owners = campaign(7)
     kw = {"measure": "map", "depth": 6}
     assert_same(
