@@ -7,8 +7,12 @@ its judgment, so for one qrels a run is known, for that purpose, by
 - ``line``: for each retrieved document that the qrels list (any relevance, negative
   included), the index of its qrels line (which fixes need, document and relevance);
 - ``rank``: its 1-based rank in trec_eval's order (:func:`evaluation.measures.trec_order`:
-  score descending, doc_id descending on ties), among the run's lines of its need;
+  score descending, doc_id descending on ties; 64-bit scores, or from a ranking the
+  scores it ordered: 32-bit under ``interpolation="trec_eval-9"``), among the run's
+  lines of its need;
 - ``num_ret``: how many lines the run has for each need of the qrels.
+
+All of the run's lines count: no ``-M`` depth cuts them.
 
 Rows are grouped by need (in :class:`QrelsIndex` order), by rank within a need. A
 document outside the qrels is at any rank between the judged ones; the few measures
@@ -16,8 +20,10 @@ that read those rows too (:data:`READS_UNJUDGED`) get them back from ``num_ret``
 
 :meth:`JudgedRanks.to_bytes` packs the three arrays (int32) with the qrels' line and
 need counts, which :meth:`JudgedRanks.from_bytes` checks against the qrels it is used
-with. Built once per run and qrels (:func:`judged_ranks`): the platform stores it when
-it scores the run, so pool bias never reads a run file again.
+with. Built once per run and qrels, from the :class:`~evaluation.measures.Ranking` that
+scored it (:meth:`JudgedRanks.of`: its ordering and qrels join reused) or from the run
+(:func:`judged_ranks`): the platform stores it when it scores the run, so pool bias
+never reads a run file again.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evaluation.measures import trec_order
+from evaluation.measures.ranking import Ranking
 from evaluation.trec import as_qrels, as_run
 from evaluation.trec.columnar import Run
 from evaluation.trec.columns import pair_key, string_hash
@@ -126,6 +133,29 @@ class JudgedRanks:
         return header.tobytes() + b"".join(a.astype(np.int32).tobytes() for a in arrays)
 
     @classmethod
+    def of(cls, ranking: Ranking, qrels: QrelsIndex) -> JudgedRanks:
+        """The judged ranks a :func:`~evaluation.measures.ranking.rank_run` ranking of a
+        run on ``qrels`` carries (``judged_line``, ``judged_rank``, ``lines``: before
+        ``-M``), put in ``qrels``' need order: work in the run's judged documents, none
+        in its lines. ValueError for a ranking without them or of other qrels."""
+        line, rank, lines = ranking.judged_line, ranking.judged_rank, ranking.lines
+        if line is None or rank is None or lines is None:
+            raise ValueError("judged ranks: the ranking does not carry its judged lines")
+        at = qrels.needs.get_indexer(pd.Index(ranking.need_ids, dtype=object))
+        if (at < 0).any() or int(line.max(initial=-1)) >= len(qrels):
+            raise ValueError("judged ranks: the ranking is of other qrels")
+        num_ret = np.zeros(len(qrels.needs), np.int32)
+        num_ret[at] = lines
+        need = qrels.need[line]
+        if len(need) and not bool(np.all(need[1:] >= need[:-1])):
+            # the ranking's needs come in strcmp order, these in the qrels' order; a
+            # stable sort keeps each need's ranks in order (16-bit codes: a radix sort)
+            small = need.astype(np.int16) if len(qrels.needs) <= np.iinfo(np.int16).max else need
+            by = np.argsort(small, kind="stable")
+            line, rank = line[by], rank[by]
+        return cls(line.astype(np.int32), rank.astype(np.int32), num_ret, len(qrels))
+
+    @classmethod
     def from_bytes(cls, blob: bytes, qrels: QrelsIndex | None = None) -> JudgedRanks:
         """Unpack :meth:`to_bytes`; with ``qrels``, ValueError unless built on qrels of its
         shape (as many lines and needs)."""
@@ -160,6 +190,11 @@ def judged_ranks(qrels: QrelsIndex, run: object) -> JudgedRanks:
     """The :class:`JudgedRanks` of ``run`` (a frame with need_id, doc_id and score, a
     reader's :class:`~evaluation.trec.columnar.Run`, read but not taken, or
     anything :func:`~evaluation.trec.as_run` reads) on ``qrels``.
+
+    For a run no scoring ranked (pool bias from files, a result stored without them):
+    the qrels are prepared once (:class:`QrelsIndex`) for any number of runs, where
+    :func:`~evaluation.measures.ranking.rank_run`'s join works over all the qrels for
+    each run.
 
     Example: a need with lines d3 (score 3), d2 (2), d1 (1) and qrels line 0 judging d2
     gives ``line == [0]``, ``rank == [2]``, ``num_ret == [3]``.

@@ -258,6 +258,12 @@ class Ranking:
     per non-negative relevance level) and the relevance threshold ``level``.
     ``interpolation``: which rule :mod:`evaluation.measures.interpolation`
     follows for this ranking (``exact``, ``trec_eval-9``, ``trec_eval-10``).
+
+    From :func:`rank_run`, the run as the qrels see it before ``-M`` cuts it (what
+    :class:`evaluation.health.JudgedRanks` keeps): ``judged_line``, for each retrieved
+    document the qrels list (any relevance), the index of its first qrels line, and
+    ``judged_rank``, its rank, in need then rank order, those ranked past ``-M``
+    included; ``lines``: each need's run lines (``need_ids`` order), before ``-M``.
     """
 
     need_ids: np.ndarray
@@ -271,6 +277,9 @@ class Ranking:
     qrels_positive: int
     rank_disagrees: bool = False
     interpolation: str = "exact"
+    judged_line: np.ndarray | None = None
+    judged_rank: np.ndarray | None = None
+    lines: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -446,13 +455,12 @@ def rank_run(
     # the judged and the candidate doc ids as codes of one dictionary: Arrow's work, on a
     # second thread while numpy orders the lines (Arrow lets go of the GIL: 0.07 s)
     codes = in_background(doc_codes)
-    need, rank, rank_disagrees, inside = ordered_ranks(order, r_need, score, file_rank, max_depth)
+    need, rank, rank_disagrees = ordered_ranks(order, r_need, score, file_rank)
     del score, file_rank
-    flagged = order.apply(flagged)
-    if inside is not None:
-        order = _Order(len(inside), order.full()[inside], order.tie_at[:0], order.tie_at[:0])
-        flagged = flagged[inside]
-    candidates = np.flatnonzero(flagged)
+    lines = _counts(need, len(judged_needs))  # per need, before -M
+    # the judged lines are looked up before -M cuts the needs, so that those past the
+    # depth keep their qrels line and rank too (``judged_line``)
+    candidates = np.flatnonzero(order.apply(flagged))
     del flagged
     # the candidates' rows in file order, matched to their doc ids (taken by row)
     c_at = np.searchsorted(cand_rows, order.rows(candidates))
@@ -461,22 +469,37 @@ def rank_run(
     c_code = c_code[c_at]
     width = max(len(q_dict), 1)
     q_key = q_need.astype(np.int64) * width + q_code
-    key_order = np.argsort(q_key)
+    key_order = np.argsort(q_key, kind="stable")  # a (need, doc) judged twice: its first line
     q_key_sorted = q_key[key_order]
-    rel = np.full(len(need), NONPOOL, np.int64)
     known = c_code >= 0
     judged = candidates[known]
+    judged_line = np.zeros(0, np.int64)
     if len(judged) and len(q_key_sorted):
         r_key = need[judged].astype(np.int64) * width + c_code[known]
         at = np.minimum(np.searchsorted(q_key_sorted, r_key), len(q_key_sorted) - 1)
         found = q_key_sorted[at] == r_key
-        value = q_rel[key_order[at[found]]]
-        rel[judged[found]] = np.where(value < 0, UNJUDGED, value)
+        judged, judged_line = judged[found], key_order[at[found]]
+    else:
+        judged = judged[:0]
+    judged_rank = rank[judged]
+    inside = None
+    if max_depth is not None and int(rank.max(initial=0)) > max_depth:  # else all are kept
+        inside = np.flatnonzero(rank <= max_depth)
+        need, rank = need[inside], rank[inside]
+    rel = np.full(len(need), NONPOOL, np.int64)
+    kept = slice(None) if inside is None else judged_rank <= max_depth
+    value = q_rel[judged_line[kept]]
+    at = judged[kept] if inside is None else np.searchsorted(inside, judged[kept])
+    rel[at] = np.where(value < 0, UNJUDGED, value)
 
-    return finish_ranking(
+    ranking = finish_ranking(
         judged_needs, need, rank, rel, q_need, q_rel, r_need,
         relevance_level, max_depth, complete, rank_disagrees, interpolation,
     )  # fmt: skip
+    ranking.judged_line, ranking.judged_rank = judged_line, judged_rank
+    # without complete, finish_ranking keeps the needs with run lines only
+    ranking.lines = lines if len(ranking.need_ids) == len(lines) else lines[lines > 0]
+    return ranking
 
 
 def _qrels_columns(qrels: pd.DataFrame) -> tuple[pd.Series, pa.ChunkedArray, np.ndarray]:
@@ -554,10 +577,9 @@ def ordered_ranks(
     r_need: np.ndarray,
     score: np.ndarray,
     file_rank: np.ndarray | None,
-    max_depth: int | None,
-) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray | None]:
-    """The ordered lines' need and rank (cut to ``max_depth``), whether the file's rank
-    column disagrees with the scores, and the positions ``-M`` keeps (None: all)."""
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The ordered lines' need and rank, and whether the file's rank column disagrees
+    with the scores."""
     need = order.by_base(r_need)  # ties share their need: no fix-up
     rank = within_group_position(need)
     rank += 1
@@ -574,17 +596,13 @@ def ordered_ranks(
             if np.any(lower & ~(by[1:] > by[:-1])):
                 rank_disagrees = True
                 break
-    inside = None
-    if max_depth is not None and int(rank.max(initial=0)) > max_depth:  # else all are kept
-        inside = np.flatnonzero(rank <= max_depth)
-        need, rank = need[inside], rank[inside]
-    return need, rank, rank_disagrees, inside
+    return need, rank, rank_disagrees
 
 
 def _counts(need: np.ndarray, n: int) -> np.ndarray:
     """How many lines each of ``n`` needs has in ``need`` (sorted): two bisections a need,
     not a pass over 7M lines (bincount: 35 ms)."""
-    bounds = np.searchsorted(need, np.arange(n + 1))
+    bounds = np.searchsorted(need, np.arange(n + 1, dtype=need.dtype))  # no 7M-line cast
     return np.diff(bounds).astype(np.int64)
 
 

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
-from evaluation.health import QrelsIndex, judged_ranks
+from evaluation.health import JudgedRanks, QrelsIndex
 from evaluation.measures import evaluate, relevant_ranks, stored_requests
 from evaluation.trec import TrecFormatError, read_qrels
 from evaluation.trec.columnar import needs_present, read_run
@@ -80,7 +80,6 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
         # the reader's columns, not a frame: evaluate scores them as they are
         run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
     read = time.perf_counter()
-    pool_ranks = judged_ranks(pool_qrels(judgments), run).to_bytes()
     run_needs, run_warnings = needs_present(run), run.warnings
     # the engine cuts each need at max_depth without a word: say how many needs it cut
     deep = depth_warnings(lines_per_need(run.need, len(run.needs)), benchmark.max_depth)
@@ -101,6 +100,9 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     )
     per_need = evaluation.per_need
     ranks = relevant_ranks(evaluation.ranking)  # same flags: reuse the ordering
+    # pool bias's judged ranks: the ranking's judged lines (past max_depth too), no
+    # second lookup of the run in the qrels nor second ordering
+    pool_ranks = JudgedRanks.of(evaluation.ranking, pool_qrels(judgments)).to_bytes()
     evaluation.ranking = None  # the ordered run (7M rows) is not kept while storing
     per_need = per_need.reindex(judgments.need_ids) if judgments.need_ids else per_need
     num_rel = per_need["num_rel"].astype(np.int64)

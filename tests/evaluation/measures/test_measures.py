@@ -406,7 +406,7 @@ def test_rank_column_check_in_slices_agrees_with_the_whole_check(monkeypatch, sl
             i, j = rng.integers(0, size, 2)
             ranks[[i, j]] = ranks[[j, i]]
         expected = _disagrees_whole(need, score, ranks, order)
-        _, _, disagrees, _ = ranking.ordered_ranks(order, need, score, ranks, None)
+        _, _, disagrees = ranking.ordered_ranks(order, need, score, ranks)
         assert disagrees == expected
         if trial % 2 == 0:
             assert not disagrees
