@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
@@ -60,3 +61,25 @@ def test_a_measure_without_tests_makes_no_claim_about_ties(client, campaign):
     # a tested measure still tests every run against #1
     board = build_leaderboard(campaign, AnonymousUser(), None)
     assert board.significance == "stored" and board.family_size == 59
+
+
+def test_the_run_pages_per_need_table_leads_with_the_benchmarks_measures(client, campaign):
+    run = Submission.objects.filter(benchmark=campaign).order_by("pk")[3]
+    html = client.get(reverse("submission", args=[run.pk])).content.decode()
+    table = html.split('class="sortable per-need"', 1)[1].split("</table>", 1)[0]
+    heads = re.findall(r'<abbr title="([^"]+)">([^<]+)</abbr>', table)
+    # the primary (nDCG@10, not among the seed's columns) first, then the shown ones
+    assert heads[:4] == [("ndcg_cut_10", "nDCG@10"), ("map", "AP"), ("P_10", "P@10"),
+                         ("recip_rank", "RR")]  # fmt: skip
+    assert [m for m, _ in heads].count("map") == 1
+    assert (
+        "best nDCG@10 first" in table
+        and 'aria-sort="descending"><abbr title="ndcg_cut_10"' in table
+    )
+    # rows sorted by the primary, best first, matching the stored per-need values
+    frame = run.current_result().per_need_frame()
+    expected = frame["ndcg_cut_10"].sort_index().sort_values(ascending=False, kind="stable")
+    needs = re.findall(r'<tr><th scope="row"><a href="[^"]+">([^<]+)</a>', table)
+    assert needs == expected.index.tolist()
+    firsts = re.findall(r'</a></th><td>[^<]*</td><td class="num" data-sort="([^"]+)">', table)
+    assert [float(v) for v in firsts] == pytest.approx(expected.tolist())
