@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 
 from leaderboard.models import Submission
 from leaderboard.reading.boards import build_leaderboard
@@ -161,8 +162,6 @@ def test_the_matrix_keeps_its_run_names_in_view_as_it_scrolls(
 def test_the_comparison_and_run_pages_say_it_in_a_sentence(
     transactional_db, live_server, campaign, browser, viewport
 ):
-    from django.contrib.auth.models import AnonymousUser
-
     board = build_leaderboard(campaign, AnonymousUser())
     a, b = board.rows[0], board.rows[5]
     problems: list[str] = []
@@ -184,3 +183,30 @@ def test_the_comparison_and_run_pages_say_it_in_a_sentence(
     shoot(page, "run", viewport["width"])
     page.close()
     assert problems == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_campaign_pages_pass_axe(transactional_db, live_server, campaign, browser, scheme):
+    """axe-core on what the library's two runs do not show: the heatmap's coloured bands,
+    team labels, bars and cut names, at both widths."""
+    from tests.leaderboard.test_accessibility import axe_script, axe_violations
+
+    board = build_leaderboard(campaign, AnonymousUser())
+    a, b = board.rows[0].submission_id, board.rows[-1].submission_id
+    paths = [
+        "/benchmarks/campaign/",
+        "/benchmarks/campaign/significance/",
+        f"/benchmarks/campaign/compare/{a}/{b}/",
+        f"/submissions/{b}/",
+    ]
+    failures = {}
+    for viewport in (DESKTOP, PHONE):
+        context = browser.new_context(viewport=viewport, color_scheme=scheme)
+        context.add_init_script(path=str(axe_script()))
+        page = context.new_page()
+        for path in paths:
+            page.goto(live_server.url + path)
+            if found := axe_violations(page):
+                failures[f"{path} {viewport['width']}"] = found
+        context.close()
+    assert failures == {}, failures
