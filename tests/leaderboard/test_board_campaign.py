@@ -72,10 +72,7 @@ def test_the_run_pages_per_need_table_leads_with_the_benchmarks_measures(client,
     assert heads[:4] == [("ndcg_cut_10", "nDCG@10"), ("map", "AP"), ("P_10", "P@10"),
                          ("recip_rank", "RR")]  # fmt: skip
     assert [m for m, _ in heads].count("map") == 1
-    assert (
-        "best nDCG@10 first" in table
-        and 'aria-sort="descending"><abbr title="ndcg_cut_10"' in table
-    )
+    assert "best nDCG@10 first" in table
     # rows sorted by the primary, best first, matching the stored per-need values
     frame = run.current_result().per_need_frame()
     expected = frame["ndcg_cut_10"].sort_index().sort_values(ascending=False, kind="stable")
