@@ -95,8 +95,7 @@ def test_the_leaderboard_page_shows_names_teams_and_the_toggle(client, teams):
     page = client.get("/benchmarks/teams/").content.decode()
     assert (
         '<td class="wide who" title="Alice A. (Red &lt;b&gt;Team&lt;/b&gt;)">Alice A. '
-        '<span class="team">Red &lt;b&gt;Team&lt;/b&gt;</span></td>'
-        in page
+        '<span class="team">Red &lt;b&gt;Team&lt;/b&gt;</span></td>' in page
     )
     assert '<td class="wide who" title="Carol C.">Carol C.</td>' in page
     assert ">alice<" not in page and ">carol<" not in page
