@@ -270,6 +270,8 @@ def compare(client, args, path) -> int:
     print(
         f"{answer['measure']}: {a['run']} {_number(a['mean'])} vs {b['run']} {_number(b['mean'])}"
     )
+    if answer.get("verdict"):  # the server's sentence, as the comparison page says it
+        print(answer["verdict"])
     print(f"difference: {answer['difference']}")
     for name, value in answer["tests"].items():
         print(f"  {name}: {value}")

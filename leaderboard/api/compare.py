@@ -61,6 +61,10 @@ class ComparisonSerializer(serializers.Serializer):
     a = ComparedRunSerializer()
     b = ComparedRunSerializer()
     difference = serializers.CharField()
+    verdict = serializers.CharField(
+        help_text="The comparison in one sentence: which run is ahead, by how much, on how "
+        "many needs, and whether the paired t-test finds the difference significant."
+    )
     stored = serializers.BooleanField(help_text="The tests were stored when the run was scored.")
     correction = serializers.CharField()
     tests = serializers.DictField(

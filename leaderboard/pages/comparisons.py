@@ -45,6 +45,7 @@ from leaderboard.reading.boards import (
 )
 from leaderboard.reading.comparisons import comparison
 from leaderboard.reading.pairs import (
+    P_BANDS,
     eleven_point,
     significance_matrix,
 )
@@ -255,7 +256,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
     for line in matrix.cells:
         for cell in line:
             if cell is not None:
-                cell["text"] = fmt_p(cell["p"])
+                cell["text"] = _p_short(cell["p"])
                 cell["phrase"] = p_phrase(cell["p"])
                 cell["url"] = f"{compare_url}{cell['a']}/{cell['b']}/?measure={measure}"
                 cell["board"] = None
@@ -273,10 +274,21 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "correction_label": CORRECTIONS[correction],
         "corrections": list(CORRECTIONS.items()),
         "alpha": ALPHA,
+        "bands": P_BANDS,
         "notes": notes,
         "board": board,
     }
     return render(request, "leaderboard/significance.html", context)
+
+
+def _p_short(p: float | None) -> str:
+    """A matrix cell's p, short enough for a 50-column heatmap: "<0.001", "0.004",
+    "0.62" (the full value is in the cell's title)."""
+    if p is None or p != p:
+        return "—"
+    if p < 0.001:
+        return "<0.001"
+    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
 
 
 def _board_verdicts(board: Board) -> dict[int, dict]:

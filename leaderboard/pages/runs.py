@@ -21,8 +21,14 @@ from leaderboard.models import Benchmark, Profile, Result, Submission
 from leaderboard.pages import plots
 from leaderboard.pages.richtext import markdown_html
 from leaderboard.pages.shortcuts import PLOT_FORMATS, fmt, plot_response
-from leaderboard.reading.boards import NEED_COLUMNS, build_leaderboard, measure_label
+from leaderboard.reading.boards import (
+    NEED_COLUMNS,
+    build_leaderboard,
+    measure_label,
+    per_need_label,
+)
 from leaderboard.reading.pairs import eleven_point
+from leaderboard.reading.runs import per_need_table
 from leaderboard.reading.visibility import shown_result, visible_submission
 
 
@@ -46,12 +52,13 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     context["may_unhide"] = run.is_hidden and not run.why_not_unhide(request.user)
     if result is None:
         return render(request, "leaderboard/submission.html", context)
-    frame = result.per_need_frame()
+    columns, table = per_need_table(benchmark, result.per_need_frame())
     titles = dict(benchmark.needs.values_list("need_id", "title"))
     context.update(
         summary=_summary_rows(result.summary, benchmark),
-        per_need_heads=[(m, NEED_COLUMNS[m]) for m in NEED_COLUMNS if m in frame.columns],
-        per_need_rows=_per_need_html(frame, titles),
+        per_need_heads=[(m, per_need_label(m)) for m in columns],
+        per_need_sorted=per_need_label(columns[0]) if columns else "",
+        per_need_rows=_per_need_html(table, titles),
         is_current=result.judgments_id == benchmark.current_judgments_id,
         eleven=_eleven(run, result),
         **_need_figure(request, result, titles),
@@ -101,10 +108,11 @@ def _summary_rows(summary: dict, benchmark: Benchmark) -> tuple[list, list, int]
 
 
 def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
-    """Rows of the per-need table, built in one pass (7,000 needs in a few ms); each need
-    id links to the page's figure of that need."""
-    columns = [m for m in NEED_COLUMNS if m in frame.columns]
-    values = frame[columns].to_numpy() if columns else np.empty((len(frame), 0))
+    """Rows of the per-need table (``reading.runs.per_need_table``'s, in its order), built
+    in one pass (7,000 needs in a few ms); each need id links to the page's figure of
+    that need."""
+    columns = list(frame.columns)
+    values = frame.to_numpy() if columns else np.empty((len(frame), 0))
     out = []
     for need, line in zip(frame.index.tolist(), values.tolist(), strict=True):
         cells = "".join(

@@ -4,6 +4,7 @@
 - ``pairs``: one pair's paired scores and tests (stored or fresh), the all-pairs matrix.
 - ``comparisons``: two runs compared on a measure (``comparison``).
 - ``exports``: the CSV and JSON downloads (leaderboard, per-need, comparison).
+- ``runs``: one run's per-need table (the benchmark's measures first, sorted by its primary).
 - ``visibility``: what a reader may see (404 otherwise), and ``Problem``.
 
 HTML views (``leaderboard.pages``) and DRF views (``leaderboard.api``) call these;

@@ -191,12 +191,19 @@ class Board:
     rows: list[Row]
     measures: list[str]
     columns: list[str]
-    significance: str = "none"  # "stored", "computed", "unavailable", "none"
+    # "stored", "computed" (tested here), "unavailable" (too many to test here),
+    # "untested" (no per-need values to pair: a summary-only measure such as GMAP), "none"
+    significance: str = "none"
     family_size: int = 0
     pending: int = 0  # ranked runs whose stored test against #1 is still queued
     notes: list[str] = field(default_factory=list)
     best_per_team: bool = False
     left_out: int = 0  # runs the best-per-team view does not list
+
+    @property
+    def tested(self) -> bool:
+        """Whether the "vs #1" column and the "tied with #1" line have tests behind them."""
+        return self.significance in ("stored", "computed")
 
     @property
     def leader(self) -> Row | None:
@@ -368,6 +375,9 @@ def _mark_against_leader(board: Board) -> None:
     elif (len(others) + 1) * max(leader.num_needs, 1) <= ON_THE_FLY_CELLS:
         board.significance = "computed"
         raw = _t_tests_against(leader, others, board.measure)
+        if not raw:  # no per-need values of the measure: nothing to pair, no claim
+            board.significance = "untested"
+            return
     else:
         board.significance = "unavailable"
         return

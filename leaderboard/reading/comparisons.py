@@ -7,7 +7,14 @@ from django.http import HttpRequest
 
 from evaluation.measures import UnknownMeasure
 from leaderboard.models import Benchmark, Result, Submission
-from leaderboard.reading.boards import measure_column, per_need_label, unknown_measure_message
+from leaderboard.reading.boards import (
+    ALPHA,
+    is_count,
+    measure_column,
+    measure_label,
+    per_need_label,
+    unknown_measure_message,
+)
 from leaderboard.reading.pairs import paired_scores, stats_for_pair
 from leaderboard.reading.visibility import Problem, visible_benchmark
 
@@ -65,6 +72,7 @@ def comparison(request: HttpRequest, slug: str, a: int, b: int, asked: str | Non
     scores = paired_scores(frame_a, frame_b, measure)
     test, stored = stats_for_pair(benchmark.current_judgments_id, run_a, run_b, measure, scores)
     return {
+        "verdict": verdict(run_a.run_name, run_b.run_name, measure, test),
         "benchmark": benchmark,
         "a": run_a,
         "b": run_b,
@@ -77,3 +85,49 @@ def comparison(request: HttpRequest, slug: str, a: int, b: int, asked: str | Non
         "test": test,
         "stored": stored,
     }
+
+
+def verdict(name_a: str, name_b: str, measure: str, test: dict) -> str:
+    """The comparison in one sentence, the run ahead first: "colbertv2 is ahead of
+    monot5-3b by 0.0240 nDCG@10 on 20 of 30 needs; the difference is not significant
+    (t-test p = 0.62)." The page, the JSON download, the API and ``rrl compare`` all say
+    this sentence.
+
+    ``test`` is ``stats_for_pair``'s (differences a - b): the mean difference, the needs
+    won, tied and lost by a, and the paired t-test's raw p (one question, nothing to
+    correct). "ahead on k of n needs" counts the needs where that run scores higher; a
+    p that cannot be computed (the same difference on every need) says so."""
+    n = int(test.get("n") or 0)
+    label = measure_label(measure)
+    if n == 0:
+        return f"{name_a} and {name_b} share no judged need to compare on {label}."
+    diff = _number(test.get("mean_diff"))
+    wins, losses = int(test.get("wins") or 0), int(test.get("losses") or 0)
+    needs = f"{n} need{'' if n == 1 else 's'}"
+    if diff is None or diff == 0:
+        lead = f"{name_a} and {name_b} have the same mean {label} over {needs}"
+        if wins or losses:
+            lead += f" ({name_a} ahead on {wins}, {name_b} on {losses})"
+    else:
+        ahead, behind, won = (name_a, name_b, wins) if diff > 0 else (name_b, name_a, losses)
+        size = f"{abs(diff):.1f}" if is_count(measure) else f"{abs(diff):.4f}"
+        lead = f"{ahead} is ahead of {behind} by {size} {label} on {won} of {needs}"
+    p = _number(test.get("t_p"))
+    if p is None:
+        return f"{lead}; the t-test cannot be computed (the same difference on every need)."
+    significant = "significant" if p < ALPHA else "not significant"
+    return f"{lead}; the difference is {significant} (t-test p {_p_text(p)})."
+
+
+def _number(value) -> float | None:
+    if value is None or not isinstance(value, int | float) or value != value:
+        return None
+    return float(value)
+
+
+def _p_text(p: float) -> str:
+    """ "= 0.62" down to 0.1, four decimals below it (0.0499 is not rounded up to alpha),
+    "< 0.0001" below that."""
+    if p < 1e-4:
+        return "< 0.0001"
+    return f"= {p:.4f}" if p < 0.1 else f"= {p:.2f}"

@@ -135,6 +135,7 @@ def comparison_payload(ctx: dict) -> dict:
             "mean": float(scores["b"].mean()) if len(scores) else None,
         },
         "difference": "a - b",
+        "verdict": ctx["verdict"],
         "stored": ctx["stored"],
         "correction": "none (a single comparison: raw p-values)",
         "tests": test,

@@ -80,6 +80,20 @@ def eleven_point(result: Result) -> list[float] | None:
 # --- All-pairs matrix -----------------------------------------------------------------
 
 
+# The matrix's heatmap bands of corrected p: band 0 below 0.001, 1 below 0.01, 2 below
+# alpha (0.05), 3 not significant; None for a pair not tested yet.
+P_BANDS = (0.001, 0.01, ALPHA)
+
+
+def p_band(p: float | None) -> int | None:
+    """Which of ``P_BANDS`` a corrected p falls in (NaN counts as 1, as ``adjusted`` does)."""
+    if p is None:
+        return None
+    if p != p:
+        return len(P_BANDS)
+    return next((i for i, edge in enumerate(P_BANDS) if p < edge), len(P_BANDS))
+
+
 @dataclass
 class Matrix:
     rows: list[Row]
@@ -121,6 +135,7 @@ def significance_matrix(board: Board, correction: str) -> Matrix:
                 {
                     "p": p,
                     "significant": p is not None and p < ALPHA,
+                    "band": p_band(p),
                     "better": better,
                     "a": row.submission_id,
                     "b": col.submission_id,

@@ -46,6 +46,9 @@ def test_the_client_compares_on_the_primary_measure_and_names_what_it_lacks(site
     )
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout.startswith("P_10: ")
+    # the server's one-sentence verdict, word for word, under the means
+    assert " P@10 on " in answer["verdict"] and "(t-test p " in answer["verdict"]
+    assert printed.stdout.splitlines()[1] == answer["verdict"]
     lacking = rrl_command(
         "--url", site, "compare", "library", str(a.pk), str(b.pk), "--measure", "P_7",
         config=tmp_path,

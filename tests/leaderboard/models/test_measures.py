@@ -37,7 +37,7 @@ def benchmark_form(**overrides) -> dict:
 def run_names(html: str) -> list[str]:
     import re
 
-    return re.findall(r'<th scope="row"><a href="/submissions/\d+/">([^<]+)</a>', html)
+    return re.findall(r'<th scope="row"><a href="/submissions/\d+/"[^>]*>([^<]+)</a>', html)
 
 
 # --- The admin form: catalog names both ways ----------------------------------------------
@@ -280,7 +280,7 @@ def _ranks(html: str) -> dict[str, str]:
     return dict(
         (name, rank)
         for rank, name in re.findall(
-            r'<tr[^>]*><td class="num rank">([^<]+)</td><th scope="row"><a href="/submissions/\d+/">'
+            r'<tr[^>]*><td class="num rank">([^<]+)</td><th scope="row"><a href="/submissions/\d+/"[^>]*>'
             r"([^<]+)</a>",
             html,
         )

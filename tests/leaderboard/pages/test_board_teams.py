@@ -94,10 +94,10 @@ def test_best_per_team_follows_the_ranking_measure(teams):
 def test_the_leaderboard_page_shows_names_teams_and_the_toggle(client, teams):
     page = client.get("/benchmarks/teams/").content.decode()
     assert (
-        '<td class="wide">Alice A. <span class="team">Red &lt;b&gt;Team&lt;/b&gt;</span></td>'
-        in page
+        '<td class="wide who" title="Alice A. (Red &lt;b&gt;Team&lt;/b&gt;)">Alice A. '
+        '<span class="team">Red &lt;b&gt;Team&lt;/b&gt;</span></td>' in page
     )
-    assert '<td class="wide">Carol C.</td>' in page
+    assert '<td class="wide who" title="Carol C.">Carol C.</td>' in page
     assert ">alice<" not in page and ">carol<" not in page
     assert '<input type="checkbox" id="best" name="best" value="team" data-autosubmit>' in page
     assert "best-note" not in page

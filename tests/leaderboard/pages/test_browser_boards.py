@@ -121,7 +121,7 @@ def test_choosing_a_measure_navigates_without_the_button(
     page.goto(f"{live_server.url}/benchmarks/library/significance/")
     page.select_option("#correction", "bh")
     page.wait_for_url(re.compile(r"correction=bh"))
-    assert "Benjamini-Hochberg" in page.locator("table.matrix caption").inner_text()
+    assert "Benjamini-Hochberg" in page.locator("#matrix-caption").inner_text()
     page.close()
     assert problems == []
 

@@ -108,7 +108,7 @@ def test_the_board_names_its_family_and_links_each_verdict_to_the_matrix(client,
     # The linked cell is there, with the matrix's own verdict on the pair: not significant.
     matrix = client.get(reverse("significance", args=["families"])).content.decode()
     cell = matrix.split(f'id="pair-{leader}-{runs["mid"].pk}"', 1)[1].split("</td>", 1)[0]
-    assert 'class="ns"' in cell and ">0.0900</a>" in cell
+    assert 'class="ns band-3"' in cell and ">0.090</a>" in cell
 
 
 def test_the_matrix_names_its_family_and_gives_the_boards_verdict_on_pairs_with_1(
@@ -116,7 +116,7 @@ def test_the_matrix_names_its_family_and_gives_the_boards_verdict_on_pairs_with_
 ):
     benchmark, runs = two_families
     html = client.get(reverse("significance", args=["families"])).content.decode()
-    caption = html.split("<caption>", 1)[1].split("</caption>", 1)[0]
+    caption = html.split('<div class="matrix-legend">', 1)[1].split('<div tabindex="0"', 1)[0]
     assert "Holm-corrected over the 10 pairs" in caption
     assert "Holm-corrected over the 4 comparisons with #1" in caption
     assert 'href="/benchmarks/families/?measure=map#board-key"' in caption
@@ -124,10 +124,11 @@ def test_the_matrix_names_its_family_and_gives_the_boards_verdict_on_pairs_with_
     page = Page(html)
     leader, mid, weak = runs["leader"].pk, runs["mid"].pk, runs["weak"].pk
     for a, b in ((leader, mid), (mid, leader)):
-        td = html.split(f'<td id="pair-{a}-{b}" class="ns">', 1)[1].split("</td>", 1)[0]
-        assert ">0.0900</a>" in td  # the matrix's verdict: not significant
+        td = html.split(f'<td id="pair-{a}-{b}" class="ns band-3">', 1)[1].split("</td>", 1)[0]
+        assert ">0.090</a>" in td  # the matrix's verdict: not significant
         assert f'href="/benchmarks/families/?measure=map&amp;page=1#run-{mid}"' in td
-        assert ">vs #1: below (0.0300)</a>" in td  # the board's: significantly below #1
+        # the board's: significantly below #1 (its p in the link's title)
+        assert ">vs #1: below</a>" in td and "p = 0.0300, Holm-corrected over the 4" in td
     to_weak = [
         attrs
         for tag, attrs in page.tags
@@ -139,7 +140,7 @@ def test_the_matrix_names_its_family_and_gives_the_boards_verdict_on_pairs_with_
         "p < 0.0001, Holm-corrected over the 4 comparisons with #1"
     )
     r1_cell = html.split(f'<td id="pair-{leader}-{runs["r1"].pk}"', 1)[1].split("</td>", 1)[0]
-    assert ">vs #1: tied (1.0000)</a>" in r1_cell
+    assert ">vs #1: tied</a>" in r1_cell and "tied with #1: p = 1.0000" in r1_cell
     # A pair without #1 has no verdict on the board: no such link in its cell.
     r1, r2 = runs["r1"].pk, runs["r2"].pk
     td = html.split(f'<td id="pair-{r1}-{r2}"', 1)[1].split("</td>", 1)[0]
