@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from evaluation.significance import PAIR_KEYS, FewNeedsWarning, compare_one_against_many
 from leaderboard.models import Benchmark, Comparison, Profile, Result
-from tests.leaderboard.test_pages_data import add_run, make_benchmark, summarize
+from tests.leaderboard.pages_data import add_run, make_benchmark, summarize
 
 NEEDS = {f"n{i:02d}": f"information need number {i}" for i in range(30)}
 TEAMS = 10

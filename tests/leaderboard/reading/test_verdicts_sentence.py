@@ -12,7 +12,7 @@ from django.urls import reverse
 from leaderboard.models import Submission
 from leaderboard.reading.comparisons import verdict
 from leaderboard.reading.pairs import p_band
-from tests.leaderboard.test_pages_data import demo_user, library
+from tests.leaderboard.pages_data import demo_user, library
 
 __all__ = ["demo_user", "library"]
 

@@ -20,7 +20,7 @@ from leaderboard.models import Submission
 from leaderboard.reading.boards import build_leaderboard
 from tests.leaderboard.browsers import BROWSER_TESTS
 from tests.leaderboard.campaign_data import campaign
-from tests.leaderboard.test_browser import ARTIFACTS, watch
+from tests.leaderboard.pages.test_browser import ARTIFACTS, watch
 
 __all__ = ["campaign"]
 pytestmark = BROWSER_TESTS
@@ -189,7 +189,7 @@ def test_the_comparison_and_run_pages_say_it_in_a_sentence(
 def test_the_campaign_pages_pass_axe(transactional_db, live_server, campaign, browser, scheme):
     """axe-core on what the library's two runs do not show: the heatmap's coloured bands,
     team labels, bars and cut names, at both widths."""
-    from tests.leaderboard.test_accessibility import axe_script, axe_violations
+    from tests.leaderboard.pages.test_accessibility import axe_script, axe_violations
 
     board = build_leaderboard(campaign, AnonymousUser())
     a, b = board.rows[0].submission_id, board.rows[-1].submission_id
