@@ -107,8 +107,20 @@ SCHEMATHESIS_CONFIG = """
 # judgments file, and a benchmark made from random fields may name unknown measures: a 400
 # that names the problem, documented as such.
 [[operations]]
-include-operation-id = ["submitRun", "loadNeeds", "loadJudgments", "createBenchmark"]
+include-operation-id = ["loadNeeds", "loadJudgments", "createBenchmark"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "413", "429"]
+
+# A run: the file as above; and an Idempotency-Key the caller already used on another
+# request (Schemathesis repeats keys) is a documented 422.
+[[operations]]
+include-operation-id = ["submitRun"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "413", "422", "429"]
+
+# Final runs: a phase the benchmark does not have, or run ids that are not the team's
+# scored runs, are documented 400s naming the reason.
+[[operations]]
+include-operation-id = ["getFinalRuns", "setFinalRuns"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
 
 # Significance: the schema's measures are the catalog's, a benchmark tests a subset of them
 # (its primary and tested measures); any other is a documented 400 that names the subset.
