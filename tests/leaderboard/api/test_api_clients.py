@@ -156,7 +156,7 @@ def test_schemathesis_finds_nothing_with_every_check(
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast 401s
     runs = ", ".join(str(pk) for pk in Submission.objects.values_list("pk", flat=True))
     # The token is the demo runs' owner's, so editing, hiding and withdrawing them is
-    # exercised; revoking is tried on a spare token of theirs, not on the one in use.
+    # exercised; revoking (anonymous run only) is tried on a spare token of theirs.
     owner = Submission.objects.first().participant
     spare, _ = ApiToken.issue(owner, "spare")
     config = tmp_path / "schemathesis.toml"
@@ -185,12 +185,11 @@ def test_schemathesis_finds_nothing_with_every_check(
     ]
     if with_token:
         used, raw = ApiToken.issue(owner, "schemathesis")
-        # Out of reach of the made-up ids Schemathesis revokes now and then (small
-        # numbers, which the database's own sequence hands out too); the bearer is
-        # looked up by its hash, not its id.
-        ApiToken.objects.filter(pk=used.pk).update(id=987_654_321)
-        used.pk = 987_654_321
+        # Revoking is left to the anonymous run (and tests/leaderboard/api/test_api.py):
+        # with a token, Schemathesis takes token ids from the token list it reads and
+        # would revoke the very token it runs with.
         command += ["--header", f"Authorization: Bearer {raw}"]
+        command += ["--exclude-operation-id", "revokeToken"]
     done = subprocess.run(
         command,
         capture_output=True,
