@@ -267,15 +267,25 @@ class SubmissionSerializer(serializers.Serializer):
         return self.context["request"].build_absolute_uri(run.get_absolute_url())
 
 
+class TextField(serializers.CharField):
+    """A JSON string, and only a string: DRF's ``CharField`` turns ``0`` into ``"0"``,
+    which the schema (``type: string``) does not allow."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class RunDetailsSerializer(serializers.Serializer):
     """``PATCH``: what the owner may change on a run; a field left out keeps its value.
     Checked by the web page's own form (``RunDetailsForm``): http(s) addresses only."""
 
-    description = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    paper_url = serializers.CharField(
+    description = TextField(required=False, allow_blank=True, trim_whitespace=False)
+    paper_url = TextField(
         required=False, allow_blank=True, help_text="An http or https address; empty for none."
     )
-    code_url = serializers.CharField(
+    code_url = TextField(
         required=False, allow_blank=True, help_text="An http or https address; empty for none."
     )
 

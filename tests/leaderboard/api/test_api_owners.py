@@ -66,6 +66,14 @@ def test_editing_refuses_a_bad_link_others_anonymous_and_hidden_runs_one_cannot_
         headers=bearer(participant),
     )
     assert "paper_url" in error_of(bad, 400)["details"]
+    for value in (0, 1.5, True, ["x"], {"x": 1}):  # the schema's strings only, not "0"
+        wrong = client.patch(
+            url,
+            {"description": value},
+            content_type="application/json",
+            headers=bearer(participant),
+        )
+        assert "description" in error_of(wrong, 400)["details"], value
     other = client.patch(
         url,
         {"description": "mine now"},
