@@ -145,6 +145,40 @@ class Benchmark(models.Model):
         settings.AUTH_USER_MODEL, blank=True, related_name="organised_benchmarks"
     )
     published = models.BooleanField(default=True)
+    private_needs = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Judged needs whose scores stay hidden until the reveal (Kaggle's private "
+        "split): boards, run pages, comparisons, exports, mails and the API show scores on "
+        "the other (public) needs only. Empty: no split.",
+    )
+    split_fraction = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="The share of needs drawn as private with the seed below, when the split "
+        "was drawn rather than listed; kept so the draw can be reproduced.",
+    )
+    split_seed = models.BigIntegerField(
+        null=True, blank=True, help_text="The seed the private needs were drawn with."
+    )
+    final_needs = models.CharField(
+        max_length=10,
+        choices=[("private", "the private needs"), ("all", "all needs")],
+        default="private",
+        help_text="What the final board ranks by once revealed.",
+    )
+    reveal_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="UTC. From this moment private scores, hidden phases' boards and real "
+        "names are shown to everyone; empty: not yet scheduled (hidden).",
+    )
+    anonymous = models.BooleanField(
+        "pseudonyms until the reveal",
+        default=False,
+        help_text="Participants and teams are shown under stable pseudonyms until the reveal.",
+    )
     current_judgments = models.ForeignKey(
         "Judgments", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -168,7 +202,16 @@ class Benchmark(models.Model):
 
     @property
     def latest_judgments(self) -> Judgments | None:
-        return self.judgments.order_by("-version").first()
+        return self.judgments.versions().order_by("-version").first()
+
+    @property
+    def has_split(self) -> bool:
+        """Whether some needs are private (scored, but shown at the reveal only)."""
+        return bool(self.private_needs)
+
+    def revealed(self, now: dt.datetime | None = None) -> bool:
+        """Whether the reveal has come: private scores, hidden boards and names shown."""
+        return self.reveal_at is not None and (now or timezone.now()) >= self.reveal_at
 
     def tested_measures(self) -> list[str]:
         """Measures the workers store per-need vectors for and test every pair on: the
@@ -268,8 +311,20 @@ def judgments_path(instance: Judgments, filename: str) -> str:
     return f"judgments/{instance.benchmark.slug}/v{instance.version}-{safe_file_name(filename)}"
 
 
+class JudgmentsQuerySet(models.QuerySet):
+    def versions(self) -> JudgmentsQuerySet:
+        """The uploaded versions, without the public and private parts derived from them."""
+        return self.filter(part="")
+
+
 class Judgments(models.Model):
-    """One uploaded qrels file; every upload is a new version."""
+    """One uploaded qrels file; every upload is a new version.
+
+    On a benchmark with a split, each version has two derived parts (``part`` "public" and
+    "private", ``parent`` the version): rows of their own, so results, per-need vectors,
+    comparisons and health are stored and read per part exactly as per version. A part
+    shares its version's file and number; its ``need_ids`` are the version's needs in it.
+    """
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="judgments")
     version = models.PositiveIntegerField()
@@ -285,16 +340,28 @@ class Judgments(models.Model):
     need_ids = models.JSONField(
         default=list, help_text="The judged needs in trec_eval's order; per-need vectors follow it."
     )
+    part = models.CharField(
+        max_length=10,
+        blank=True,
+        default="",
+        choices=[("", "all needs"), ("public", "public needs"), ("private", "private needs")],
+    )
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="parts"
+    )
     created = models.DateTimeField(auto_now_add=True)
+
+    objects = JudgmentsQuerySet.as_manager()
 
     class Meta:
         ordering = ["benchmark", "-version"]
         verbose_name_plural = "judgments"
         constraints = [
             models.UniqueConstraint(
-                fields=["benchmark", "version"], name="unique_judgments_version"
+                fields=["benchmark", "version", "part"], name="unique_judgments_version"
             )
         ]
 
     def __str__(self) -> str:
-        return f"{self.benchmark.slug} judgments v{self.version}"
+        part = f" ({self.part} needs)" if self.part else ""
+        return f"{self.benchmark.slug} judgments v{self.version}{part}"

@@ -67,6 +67,17 @@ class Phase(models.Model):
     team_total_limit = models.PositiveIntegerField(
         null=True, blank=True, help_text="Runs per team in the whole phase; empty: none."
     )
+    board = models.CharField(
+        max_length=10,
+        choices=[
+            ("public", "public"),
+            ("owners", "each owner sees their own runs"),
+            ("hidden", "hidden until the reveal"),
+        ],
+        default="public",
+        help_text="Who sees this phase's runs and scores before the benchmark's reveal: "
+        "everyone, each participant their own, or only the organizers.",
+    )
     final_runs = models.PositiveIntegerField(
         "final runs per team",
         null=True,
