@@ -269,7 +269,7 @@ OUTBOX_INTERVAL_SECONDS = env_int("OUTBOX_INTERVAL_SECONDS", 20, 1)
 # Beat: the sweep every minute, the outbox every OUTBOX_INTERVAL_SECONDS, expired uploads hourly.
 CELERY_BEAT_SCHEDULE = config.beat_schedule(OUTBOX_INTERVAL_SECONDS)
 
-# /health/ (leaderboard/health.py): the longest it waits for its checks.
+# /health/ (leaderboard/probes.py): the longest it waits for its checks.
 HEALTH_TIMEOUT_SECONDS = env_int(
     "HEALTH_TIMEOUT_SECONDS", 3, 2, "seconds", "the workers' ping alone waits a second"
 )

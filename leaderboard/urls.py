@@ -5,13 +5,12 @@ from django.urls import include, path
 
 from leaderboard import (
     converters,  # noqa: F401 (registers <id:>)
-    health,
+    probes,
 )
 from leaderboard.accounts import tokens
 from leaderboard.accounts import views as accounts
 from leaderboard.campaigns import views as campaign_views
-from leaderboard.pages import benchmarks, campaigns, comparisons, exports, runs
-from leaderboard.pages import health as health_page
+from leaderboard.pages import benchmarks, campaigns, comparisons, exports, health, runs
 from leaderboard.uploads import owners
 from leaderboard.uploads import views as uploads
 
@@ -44,7 +43,7 @@ urlpatterns = [
         name="compare_plot",
     ),
     path("benchmarks/<slug:slug>/significance/", comparisons.significance, name="significance"),
-    path("benchmarks/<slug:slug>/health/", health_page.benchmark_health, name="benchmark_health"),
+    path("benchmarks/<slug:slug>/health/", health.benchmark_health, name="benchmark_health"),
     path("submissions/<id:pk>/", runs.submission, name="submission"),
     path(
         "submissions/<id:pk>/plots/<str:name>.<str:fmt>",
@@ -88,7 +87,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include("leaderboard.api.urls")),
     path("admin/", admin.site.urls),
-    path("health/", health.health, name="health"),
+    path("health/", probes.probe, name="health"),
 ]
 
 # Errors answer JSON under /api/ (even a bug's 500) and the site's HTML pages elsewhere.

@@ -1,5 +1,5 @@
-"""``/health/``: does every service the site needs answer? For load balancers, docker
-compose's healthchecks and operators.
+"""The ``/health/`` probe: does every service the site needs answer? For load balancers,
+docker compose's healthchecks and operators.
 
 Four checks, run at once, each in a thread of its own: ``database`` (``SELECT 1``),
 ``broker`` (a connection to Celery's broker), ``storage`` (``exists()`` of a probe name
@@ -166,7 +166,7 @@ liveness = Liveness()
 
 @never_cache
 @require_GET
-def health(request: HttpRequest) -> JsonResponse:
+def probe(request: HttpRequest) -> JsonResponse:
     if is_internal(request):
         checks = run_checks(settings.HEALTH_TIMEOUT_SECONDS)
     else:

@@ -68,7 +68,7 @@ def test_a_hung_storage_fails_its_check_within_the_timeout(client, settings):
     settings.HEALTH_TIMEOUT_SECONDS = 2
     settings.STORAGES = {
         **settings.STORAGES,
-        "default": {"BACKEND": "tests.leaderboard.test_health.HungStorage"},
+        "default": {"BACKEND": "tests.leaderboard.test_probes.HungStorage"},
     }
     HungStorage.release.clear()
     try:
@@ -190,10 +190,10 @@ OUTSIDE = "203.0.113.7"  # TEST-NET-3: any address that is not loopback
 def counted(monkeypatch, settings):
     """Every check counted as it runs (the real ones still run); no cached answer left
     from another test; tasks in-process, so the full check needs no worker."""
-    from leaderboard import health
+    from leaderboard import probes
 
     settings.CELERY_BROKER_URL = ""
-    calls = dict.fromkeys(health.CHECKS, 0)
+    calls = dict.fromkeys(probes.CHECKS, 0)
 
     def counting(name, check):
         def run():
@@ -202,12 +202,12 @@ def counted(monkeypatch, settings):
 
         return run
 
-    for name, check in list(health.CHECKS.items()):
-        monkeypatch.setitem(health.CHECKS, name, counting(name, check))
-    monkeypatch.setitem(health.LIVENESS, "database", health.CHECKS["database"])
-    health.liveness.clear()
+    for name, check in list(probes.CHECKS.items()):
+        monkeypatch.setitem(probes.CHECKS, name, counting(name, check))
+    monkeypatch.setitem(probes.LIVENESS, "database", probes.CHECKS["database"])
+    probes.liveness.clear()
     yield calls
-    health.liveness.clear()
+    probes.liveness.clear()
 
 
 @pytest.mark.django_db
@@ -253,10 +253,10 @@ def test_liveness_is_computed_once_per_cache_window(client, counted, settings):
     client.get("/health/")
     assert counted["database"] == 2
     # with no window every call checks the database (the counter above can move)
-    from leaderboard import health
+    from leaderboard import probes
 
     settings.HEALTH_CACHE_SECONDS = 0
-    health.liveness.clear()  # the answer above was kept for 300 s
+    probes.liveness.clear()  # the answer above was kept for 300 s
     for _ in range(3):
         client.get("/health/", REMOTE_ADDR=OUTSIDE)
     assert counted["database"] == 5
@@ -264,12 +264,12 @@ def test_liveness_is_computed_once_per_cache_window(client, counted, settings):
 
 @pytest.mark.django_db
 def test_a_failing_database_makes_liveness_503(client, counted, monkeypatch):
-    from leaderboard import health
+    from leaderboard import probes
 
     def down() -> dict:
         raise ConnectionError("database down")
 
-    monkeypatch.setitem(health.LIVENESS, "database", down)
+    monkeypatch.setitem(probes.LIVENESS, "database", down)
     response = client.get("/health/", REMOTE_ADDR=OUTSIDE)
     assert response.status_code == 503
     body = response.json()
