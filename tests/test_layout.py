@@ -53,8 +53,6 @@ LONG_MODULES = {
     "there would be two places that name measures",
     "evaluation/trec/parsing.py": "the Arrow parse, the whitespace normalisation and the "
     "line-by-line explainer must agree on what a line is, so they stay side by side",
-    "evaluation/trec/columns.py": "the Arrow/numpy exchange and the doc-id hashes the reader "
-    "and the ranker share",
     "rrl/cli.py": "the client's command line: one parser and one short function per command "
     "(login to pools), read top to bottom as its help is",
     "rrl/client.py": "the client's one class: every endpoint a participant or organizer "

@@ -39,7 +39,7 @@ from evaluation.measures import trec_order
 from evaluation.measures.ranking import Ranking
 from evaluation.trec import as_qrels, as_run
 from evaluation.trec.columnar import Run
-from evaluation.trec.columns import pair_key, string_hash
+from evaluation.trec.hashing import pair_key, string_hash
 
 __all__ = ["READS_UNJUDGED", "JudgedRanks", "QrelsIndex", "judged_ranks"]
 

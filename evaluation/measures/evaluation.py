@@ -27,8 +27,8 @@ from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, RunLines, rank_run
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import Layout, need_warnings, score_ranking, trec_eval_text
+from evaluation.trec.arrays import codes_present
 from evaluation.trec.columnar import Run, needs_present
-from evaluation.trec.columns import codes_present
 from evaluation.trec.inputs import as_qrels, as_run
 
 __all__ = [

@@ -12,7 +12,7 @@ import numpy as np
 
 from evaluation.measures.gains import _discount, _gain_table, _ideal, _row_gains, log2_of
 from evaluation.measures.ranking import Ranking, within_group_position
-from evaluation.trec.columns import run_starts
+from evaluation.trec.arrays import run_starts
 
 
 def _group_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:

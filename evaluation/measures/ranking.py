@@ -29,19 +29,17 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.trec.columnar import Run
-from evaluation.trec.columns import (
+from evaluation.trec.arrays import (
     all_distinct,
     array_values,
     arrow_array,
-    in_background,
-    on_two_threads,
-    pair_key,
     run_starts,
-    string_hash,
     take,
     to_numpy,
 )
+from evaluation.trec.columnar import Run
+from evaluation.trec.hashing import pair_key, string_hash
+from evaluation.trec.threads import in_background, on_two_threads
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -370,7 +368,7 @@ class RunLines:
     taken, the scores and the file's ranks once the lines are ordered. ``need``: the
     need ids (pandas Series, categorical or not); ``doc``: the doc ids (Arrow);
     ``score``, ``rank`` (the file's rank column, or None); ``doc_hash``: ``doc``'s
-    :func:`~evaluation.trec.columns.string_hash` when the caller has it."""
+    :func:`~evaluation.trec.hashing.string_hash` when the caller has it."""
 
     need: pd.Series | np.ndarray | None
     doc: pa.ChunkedArray | None
@@ -413,7 +411,7 @@ def rank_run(
     every qrels
     need is kept (those without run lines get no rows and ``has_run`` False), else
     only qrels needs with at least one run line. ``doc_hash``: the run doc
-    ids' :func:`~evaluation.trec.columns.string_hash`, row for row, when the
+    ids' :func:`~evaluation.trec.hashing.string_hash`, row for row, when the
     caller has it; else computed here.
     ``interpolation``: kept on the ranking for the interpolated measures; with
     ``"trec_eval-9"`` the scores are ordered as 32-bit floats (9.0.8's reading).

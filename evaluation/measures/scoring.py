@@ -19,7 +19,7 @@ from evaluation.measures import definitions as d
 from evaluation.measures.catalog import BOGUS_ZEROED
 from evaluation.measures.ranking import Ranking
 from evaluation.measures.request import Request, compute_request, split_params
-from evaluation.trec import columns
+from evaluation.trec import threads
 
 __all__ = ["Layout", "Scores", "fmt", "need_warnings", "score_ranking", "trec_eval_text"]
 
@@ -119,7 +119,7 @@ def _computed(requests: list[Request], ranking: Ranking) -> dict[int, dict[str, 
     (its cached properties are computed once, under ``cached_property``'s lock in 3.11).
     Each value is computed as alone, so the results are the same; the first request
     (in order) that raises raises here."""
-    if len(ranking.rel) < columns.THREAD_ROWS or columns._cpus() < 2 or len(requests) < 2:
+    if len(ranking.rel) < threads.THREAD_ROWS or threads._cpus() < 2 or len(requests) < 2:
         return {id(req): compute_request(req, ranking) for req in requests}
     from concurrent.futures import ThreadPoolExecutor
 

@@ -13,8 +13,11 @@
   within a size limit counted while decompressing), ``TrecFormatError`` and ``Source``.
 - :mod:`evaluation.trec.parsing`: bytes to columns (the pyarrow fast path, whitespace
   normalisation, the line-by-line explainer behind every ``file:line: reason``).
-- :mod:`evaluation.trec.columns`: Arrow columns to numpy, doc-id hashes, the repeated
-  (need, doc) check; also used by :mod:`evaluation.measures.ranking`.
+- :mod:`evaluation.trec.arrays`: Arrow columns to numpy and back, sorted-array helpers.
+- :mod:`evaluation.trec.hashing`: doc-id hashes and the repeated (need, doc) check; also
+  used by :mod:`evaluation.measures.ranking`.
+- :mod:`evaluation.trec.threads`: work on two threads where the machine has two CPUs.
+- :mod:`evaluation.trec.need_ids`: the distinct first fields of lines (a run's need ids).
 
 Imports: numpy, pandas, pyarrow, these modules and the client's dependency-free
 converter :mod:`rrl.trec` (``inputs`` writes runs held in Python as TREC text with it); nothing of

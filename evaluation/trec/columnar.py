@@ -14,13 +14,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.trec.columns import (
-    array_values,
-    codes_present,
-    first_duplicate,
-    string_hash,
-    to_numpy,
-)
+from evaluation.trec.arrays import array_values, codes_present, to_numpy
+from evaluation.trec.hashing import first_duplicate, string_hash
 from evaluation.trec.parsing import _QRELS, _RUN, _explain, _parse, _Text, run_header
 from evaluation.trec.sources import Source, TrecFormatError, load
 
@@ -32,7 +27,7 @@ class Run:
     """A parsed run: its lines in file order as columns. The distinct need ids
     (``needs``, Arrow's dictionary order) and each line's index into them (``need``,
     int32), the doc ids (``doc``, Arrow) and their
-    :func:`~evaluation.trec.columns.string_hash` (``doc_hash``), ``score`` and ``rank``
+    :func:`~evaluation.trec.hashing.string_hash` (``doc_hash``), ``score`` and ``rank``
     (float64, the file's rank column, NaN where it is no number; only used to warn),
     the last line's ``tag`` (trec_eval's ``runid``) and the ``warnings`` (a header
     line, several tags). :attr:`frame` is the same lines as a DataFrame, built when

@@ -33,7 +33,7 @@ from typing import BinaryIO
 import numpy as np
 
 from evaluation.trec.columnar import Run, header_warning, read_qrels, read_run
-from evaluation.trec.columns import first_fields
+from evaluation.trec.need_ids import first_fields
 from evaluation.trec.parsing import (
     _RUN,
     _WHITESPACE,

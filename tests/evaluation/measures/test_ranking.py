@@ -17,7 +17,7 @@ from evaluation.measures.ranking import (
     rank_run,
     within_group_position,
 )
-from evaluation.trec.columns import string_hash
+from evaluation.trec.hashing import string_hash
 from tests.evaluation.reference import order as reference_order
 
 

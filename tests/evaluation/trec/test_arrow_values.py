@@ -1,4 +1,4 @@
-"""``columns.array_values``, ``to_numpy`` and ``arrow_array``: Arrow and numpy values
+"""``arrays.array_values``, ``to_numpy`` and ``arrow_array``: Arrow and numpy values
 exchanged without pandas, the same values pyarrow's own conversions give."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.trec.columns import array_values, arrow_array, to_numpy
+from evaluation.trec.arrays import array_values, arrow_array, to_numpy
 
 TYPES = [pa.int32(), pa.int64(), pa.uint64(), pa.float64(), pa.int8()]
 

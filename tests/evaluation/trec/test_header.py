@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from evaluation.trec import TrecFormatError, check_run, check_run_head, read_run, run_header
-from evaluation.trec.columns import first_fields
+from evaluation.trec.need_ids import first_fields
 
 HEADER = b"qid Q0 docno rank score tag\n"
 BODY = b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.5 bm25\nq2 Q0 d1 1 0.5 bm25\n"

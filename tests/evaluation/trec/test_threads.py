@@ -1,4 +1,4 @@
-"""Work split over two threads (``columns.on_two_threads``: doc-id hashes, judged-candidate
+"""Work split over two threads (``threads.on_two_threads``: doc-id hashes, judged-candidate
 lookups; the layout check of the next piece while Arrow parses this one) prints what one
 thread prints, and an error on the second thread is raised on the caller's."""
 
@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evaluation.measures.ranking as ranking
-import evaluation.trec.columns as columns
 import evaluation.trec.parsing as parsing
+import evaluation.trec.threads as threads
 from evaluation.__main__ import main
 from tests import FIXTURES
 from tests.evaluation.texts import collections
@@ -53,10 +53,10 @@ def test_work_on_two_threads_prints_what_one_thread_prints(
     run.write_text(run_text)
     args = [*flags, str(qrels), str(run)]
     with monkeypatch.context() as patch:
-        patch.setattr(columns, "THREAD_ROWS", 1 << 60)  # nothing split
+        patch.setattr(threads, "THREAD_ROWS", 1 << 60)  # nothing split
         alone = cli(capsys, args)
-        patch.setattr(columns, "THREAD_ROWS", 1)
-        patch.setattr(columns, "_cpus", lambda: 2)
+        patch.setattr(threads, "THREAD_ROWS", 1)
+        patch.setattr(threads, "_cpus", lambda: 2)
         patch.setattr(parsing, "PARSE_PIECE", 40 * slice_lines)
         patch.setattr(ranking, "RANK_CHECK_SLICE", slice_lines)
         split = cli(capsys, args)
@@ -64,7 +64,7 @@ def test_work_on_two_threads_prints_what_one_thread_prints(
 
 
 def test_an_error_on_the_second_thread_is_raised_on_the_callers(monkeypatch):
-    monkeypatch.setattr(columns, "_cpus", lambda: 2)
+    monkeypatch.setattr(threads, "_cpus", lambda: 2)
     done = []
 
     def work(items: list[int]) -> None:
@@ -73,12 +73,12 @@ def test_an_error_on_the_second_thread_is_raised_on_the_callers(monkeypatch):
         done.extend(items)
 
     with pytest.raises(RuntimeError, match="second half"):
-        columns.on_two_threads(work, [0, 1, 2, 3], [columns.THREAD_ROWS] * 4)
+        threads.on_two_threads(work, [0, 1, 2, 3], [threads.THREAD_ROWS] * 4)
     assert done == [0, 1]  # the caller's half ran, and the second was waited for
-    failing = columns.in_background(lambda: 1 / 0)
+    failing = threads.in_background(lambda: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         failing()
-    assert columns.in_background(lambda: 42)() == 42
+    assert threads.in_background(lambda: 42)() == 42
 
 
 def test_a_bad_measure_fails_the_same_when_measures_go_two_at_a_time(capsys, monkeypatch):
@@ -95,10 +95,10 @@ def test_a_bad_measure_fails_the_same_when_measures_go_two_at_a_time(capsys, mon
         str(SUITE / "results.test"),
     ]
     with monkeypatch.context() as patch:
-        patch.setattr(columns, "THREAD_ROWS", 1 << 60)
+        patch.setattr(threads, "THREAD_ROWS", 1 << 60)
         alone = cli(capsys, args)
-        patch.setattr(columns, "THREAD_ROWS", 1)
-        patch.setattr(columns, "_cpus", lambda: 2)
+        patch.setattr(threads, "THREAD_ROWS", 1)
+        patch.setattr(threads, "_cpus", lambda: 2)
         split = cli(capsys, args)
     assert split == alone
     assert alone[0] == 1 and "cutoffs must be positive" in alone[2] and alone[1] == ""

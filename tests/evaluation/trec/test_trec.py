@@ -288,7 +288,7 @@ def test_doc_hash_is_the_same_whatever_the_chunk_or_slice():
     equal across chunks with different longest ids, and in sliced arrays."""
     import pyarrow as pa
 
-    from evaluation.trec.columns import string_hash
+    from evaluation.trec.hashing import string_hash
 
     ids = ["", "a", "ab", "abcdefgh", "abcdefghi", "x" * 16, "x" * 17, "é-ü"]
     chunked = pa.chunked_array([ids, ["ab", "zz"], pa.array(["q", *ids]).slice(1)])
@@ -310,7 +310,7 @@ def test_ids_of_one_length_hash_as_any_ids_do(width, count, seed, cut):
     import numpy as np
     import pyarrow as pa
 
-    from evaluation.trec.columns import span_hash, string_hash
+    from evaluation.trec.hashing import span_hash, string_hash
 
     rng = np.random.default_rng(seed)
     ids = ["".join(map(chr, rng.integers(33, 127, width))) for _ in range(count)]
@@ -327,7 +327,7 @@ def test_to_numpy_matches_pyarrow_for_chunks_nulls_and_empty():
     import numpy as np
     import pyarrow as pa
 
-    from evaluation.trec.columns import to_numpy
+    from evaluation.trec.arrays import to_numpy
 
     floats = pa.chunked_array([[1.5, None], [], [-0.0, 3.0, float("inf")]], pa.float64())
     got = to_numpy(floats, np.float64)
@@ -357,7 +357,7 @@ def test_first_duplicate_matches_a_reader_going_down_the_file(layout):
     import numpy as np
     import pyarrow as pa
 
-    from evaluation.trec.columns import blocks_with_repeats, first_duplicate, string_hash
+    from evaluation.trec.hashing import blocks_with_repeats, first_duplicate, string_hash
 
     rng, found = np.random.default_rng(7), 0
     for case in range(60):
@@ -391,7 +391,7 @@ def test_first_duplicate_survives_folded_hash_collisions_and_padding():
     import numpy as np
     import pyarrow as pa
 
-    from evaluation.trec.columns import blocks_with_repeats, first_duplicate
+    from evaluation.trec.hashing import blocks_with_repeats, first_duplicate
 
     needs = np.array([0, 0, 0, 1, 1, 2], np.int32)
     docs = pa.chunked_array([["a", "b", "c", "a", "b", "z"]])
@@ -410,7 +410,7 @@ def test_take_picks_as_arrow_does_without_joining_chunks():
     import numpy as np
     import pyarrow as pa
 
-    from evaluation.trec.columns import take
+    from evaluation.trec.arrays import take
 
     column = pa.chunked_array(
         [
