@@ -3,7 +3,17 @@
 from django.urls import path, re_path
 
 from leaderboard import converters  # noqa: F401 (registers <id:>)
-from leaderboard.api import campaigns, compare, organizers, owners, submit, tokens, uploads, views
+from leaderboard.api import (
+    campaigns,
+    comparisons,
+    exports,
+    organizers,
+    owners,
+    submit,
+    tokens,
+    uploads,
+    views,
+)
 from leaderboard.api.docs import Schema, docs
 from leaderboard.api.errors import not_found
 
@@ -20,22 +30,22 @@ urlpatterns = [
     path("benchmarks/<slug:slug>/quota/", views.Quota.as_view(), name="api_quota"),
     path(
         "benchmarks/<slug:slug>/compare/<id:a>/<id:b>/",
-        compare.Compare.as_view(),
+        comparisons.Compare.as_view(),
         name="api_compare",
     ),
     path(
         "benchmarks/<slug:slug>/significance/",
-        compare.Significance.as_view(),
+        comparisons.Significance.as_view(),
         name="api_significance",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard.json",
-        compare.LeaderboardJson.as_view(),
+        exports.LeaderboardJson.as_view(),
         name="api_leaderboard_json",
     ),
     path(
         "benchmarks/<slug:slug>/leaderboard.csv",
-        compare.LeaderboardCsv.as_view(),
+        exports.LeaderboardCsv.as_view(),
         name="api_leaderboard_csv",
     ),
     path("benchmarks/<slug:slug>/needs/", organizers.Needs.as_view(), name="api_needs"),
@@ -80,7 +90,7 @@ urlpatterns = [
     path("submissions/<id:submission_id>/per-need/", views.PerNeed.as_view(), name="api_per_need"),
     path(
         "submissions/<id:submission_id>/per-need.csv",
-        compare.PerNeedCsv.as_view(),
+        exports.PerNeedCsv.as_view(),
         name="api_per_need_csv",
     ),
     path("tokens/", tokens.Tokens.as_view(), name="api_tokens_list"),
