@@ -91,7 +91,7 @@ urlpatterns = [
 ]
 
 # Errors answer JSON under /api/ (even a bug's 500) and the site's HTML pages elsewhere.
-handler400 = "leaderboard.api.errors.bad_request"
-handler403 = "leaderboard.api.errors.permission_denied"
-handler404 = "leaderboard.api.errors.page_not_found"
-handler500 = "leaderboard.api.errors.server_error"
+handler400 = "leaderboard.error_pages.bad_request"
+handler403 = "leaderboard.error_pages.permission_denied"
+handler404 = "leaderboard.error_pages.page_not_found"
+handler500 = "leaderboard.error_pages.server_error"

@@ -3,11 +3,9 @@
 ``exception_handler`` is REST framework's hook (``REST_FRAMEWORK["EXCEPTION_HANDLER"]``):
 it turns DRF's exceptions, Django's ``Http404`` and ``PermissionDenied`` and this
 module's ``ApiError`` into that shape, keeping the status code and the headers DRF sets
-(``Allow``, ``WWW-Authenticate``, ``Retry-After``). Outside the views, the site's error
-handlers (``bad_request``, ``permission_denied``, ``page_not_found``, ``server_error``,
-set in ``leaderboard/urls.py``) and ``not_found`` (the catch-all route) answer JSON
-under /api/ too, and Django's HTML pages elsewhere: a path no route matches, or a 404
-raised by a view that is not DRF's (the schema's, the docs'), is JSON there as well.
+(``Allow``, ``WWW-Authenticate``, ``Retry-After``). Outside the views, ``not_found`` (the
+catch-all route) answers any other path under /api/, and the site's error pages
+(:mod:`leaderboard.error_pages`) answer with :func:`error_body` there too.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -69,7 +66,7 @@ def exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
         exc = exceptions.PermissionDenied(str(exc) or "You may not do this.")
     response = drf_exception_handler(exc, context)
     if response is None:
-        return None  # a bug: Django's handler500 (server_error below) answers
+        return None  # a bug: Django's handler500 (error_pages.server_error) answers
     details: dict[str, Any] = {}
     if isinstance(exc, ApiError):
         message, details = exc.message, exc.details
@@ -95,7 +92,7 @@ def exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
     return response
 
 
-# --- Outside the views: the catch-all route and the site's error handlers ---------------
+# --- Outside the views: the catch-all route ---------------------------------------------
 
 
 @csrf_exempt
@@ -104,35 +101,3 @@ def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
     return JsonResponse(
         error_body("No such endpoint; the routes are listed at /api/schema/."), status=404
     )
-
-
-def _is_api(request: HttpRequest) -> bool:
-    return request.path_info.startswith("/api/")
-
-
-def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if _is_api(request):
-        return JsonResponse(error_body("Bad request."), status=400)
-    return defaults.bad_request(request, exception)
-
-
-def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if _is_api(request):
-        return JsonResponse(error_body("You may not do this."), status=403)
-    return defaults.permission_denied(request, exception)
-
-
-def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if _is_api(request):
-        return JsonResponse(
-            error_body("No such endpoint; the routes are listed at /api/schema/."), status=404
-        )
-    return defaults.page_not_found(request, exception)
-
-
-def server_error(request: HttpRequest) -> HttpResponse:
-    """A bug (the error is logged by Django with its traceback, as for any page)."""
-    if _is_api(request):
-        message = "Internal error; it has been logged. Please try again later."
-        return JsonResponse(error_body(message), status=500)
-    return defaults.server_error(request)
