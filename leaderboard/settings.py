@@ -2,7 +2,7 @@
 
 Development needs nothing installed (SQLite in the project, Celery tasks in-process);
 production sets DATABASE_URL, CELERY_BROKER_URL, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0.
-docs/settings.md says what each variable does; leaderboard/config.py reads and checks them.
+docs/settings.md says what each variable does; leaderboard/environment.py reads and checks them.
 """
 
 import datetime as dt
@@ -10,8 +10,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from leaderboard import config
-from leaderboard.config import BASE_DIR, env_bool, env_int, env_list, env_str, queue_name
+from leaderboard import environment
+from leaderboard.environment import BASE_DIR, env_bool, env_int, env_list, env_str, queue_name
 
 DEBUG = env_bool("DEBUG", True)
 
@@ -75,7 +75,7 @@ TEMPLATES = [
 ]
 
 DATABASES = {
-    "default": config.database_from_url(
+    "default": environment.database_from_url(
         env_str("DATABASE_URL", "sqlite:///db.sqlite3"), env_int("CONN_MAX_AGE", 60)
     )
 }
@@ -112,24 +112,24 @@ AXES_CLIENT_IP_CALLABLE = "leaderboard.accounts.throttle.client_address"
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 API_TOKEN_FAILURE_LIMIT = env_int("API_TOKEN_FAILURE_LIMIT", 20, 1)
 
-CACHES = {"default": config.cache_from_url(env_str("CACHE_URL"))}
+CACHES = {"default": environment.cache_from_url(env_str("CACHE_URL"))}
 
 # The JSON API (docs/api.md): request rates counted per token (per address without one).
-API_RATE_TOKEN = config.env_rate("API_RATE_TOKEN", "600/minute")
-API_RATE_ANONYMOUS = config.env_rate("API_RATE_ANONYMOUS", "300/minute")
-API_RATE_LOGIN = config.env_rate("API_RATE_LOGIN", "20/hour")
+API_RATE_TOKEN = environment.env_rate("API_RATE_TOKEN", "600/minute")
+API_RATE_ANONYMOUS = environment.env_rate("API_RATE_ANONYMOUS", "300/minute")
+API_RATE_LOGIN = environment.env_rate("API_RATE_LOGIN", "20/hour")
 IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24, 1)
-REST_FRAMEWORK = config.rest_framework(API_RATE_TOKEN, API_RATE_ANONYMOUS, API_RATE_LOGIN)
-SPECTACULAR_SETTINGS = config.API_SCHEMA  # the OpenAPI schema: title, description, hooks
+REST_FRAMEWORK = environment.rest_framework(API_RATE_TOKEN, API_RATE_ANONYMOUS, API_RATE_LOGIN)
+SPECTACULAR_SETTINGS = environment.API_SCHEMA  # the OpenAPI schema: title, description, hooks
 
 # Mail: printed to the console in development, sent with SMTP in production.
 globals().update(
-    config.email_from_url(env_str("EMAIL_URL", "console://" if DEBUG else "smtp://localhost"))
+    environment.email_from_url(env_str("EMAIL_URL", "console://" if DEBUG else "smtp://localhost"))
 )
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The site's address for links in mails sent outside a request: scheme and host, no path.
-SITE_URL = config.site_url(env_str("SITE_URL", "http://localhost:8000"))
+SITE_URL = environment.site_url(env_str("SITE_URL", "http://localhost:8000"))
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -153,9 +153,9 @@ AWS_STORAGE_BUCKET_NAME = env_str("AWS_STORAGE_BUCKET_NAME")
 # Seconds a file store may take per attempt (three attempts), never a hung process.
 STORAGE_TIMEOUT_SECONDS = env_int("STORAGE_TIMEOUT_SECONDS", 10, 1, "seconds")
 PRESIGNED_UPLOAD_SECONDS = env_int("PRESIGNED_UPLOAD_SECONDS", 3600, 60, "seconds")
-PRESIGNED_ENDPOINT_URL = config.env_url("PRESIGNED_ENDPOINT_URL")
+PRESIGNED_ENDPOINT_URL = environment.env_url("PRESIGNED_ENDPOINT_URL")
 if AWS_STORAGE_BUCKET_NAME:
-    STORAGES["default"] = config.s3_storage(
+    STORAGES["default"] = environment.s3_storage(
         bucket=AWS_STORAGE_BUCKET_NAME,
         endpoint_url=env_str("AWS_S3_ENDPOINT_URL"),
         access_key=env_str("AWS_ACCESS_KEY_ID"),
@@ -201,9 +201,9 @@ SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 # Content-Security-Policy (django-csp): everything from this site only, nothing inline.
-CONTENT_SECURITY_POLICY = {"DIRECTIVES": config.CSP_DIRECTIVES}
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": environment.CSP_DIRECTIVES}
 # Permissions-Policy: every powerful browser feature refused (the site uses none).
-PERMISSIONS_POLICY = {feature: [] for feature in config.BROWSER_FEATURES}
+PERMISSIONS_POLICY = {feature: [] for feature in environment.BROWSER_FEATURES}
 
 # Celery. With no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
@@ -215,7 +215,7 @@ CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_DEFAULT_QUEUE = queue_name("CELERY_QUEUE", "celery")
 CELERY_SCORE_QUEUE = queue_name("CELERY_SCORE_QUEUE", "score")
 CELERY_COMPARE_QUEUE = queue_name("CELERY_COMPARE_QUEUE", "compare")
-CELERY_TASK_QUEUES = config.celery_queues(
+CELERY_TASK_QUEUES = environment.celery_queues(
     CELERY_TASK_DEFAULT_QUEUE, CELERY_SCORE_QUEUE, CELERY_COMPARE_QUEUE
 )
 CELERY_TASK_ROUTES = ["leaderboard.celery.route"]
@@ -267,7 +267,7 @@ MAX_SCORING_ATTEMPTS = env_int("MAX_SCORING_ATTEMPTS", 3, 1)
 # The outbox: queued runs the broker never accepted are sent again this often.
 OUTBOX_INTERVAL_SECONDS = env_int("OUTBOX_INTERVAL_SECONDS", 20, 1)
 # Beat: the sweep every minute, the outbox every OUTBOX_INTERVAL_SECONDS, expired uploads hourly.
-CELERY_BEAT_SCHEDULE = config.beat_schedule(OUTBOX_INTERVAL_SECONDS)
+CELERY_BEAT_SCHEDULE = environment.beat_schedule(OUTBOX_INTERVAL_SECONDS)
 
 # /health/ (leaderboard/probes.py): the longest it waits for its checks.
 HEALTH_TIMEOUT_SECONDS = env_int(

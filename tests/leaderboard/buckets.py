@@ -17,7 +17,7 @@ import boto3
 import pytest
 import requests
 
-from leaderboard.config import s3_storage
+from leaderboard.environment import s3_storage
 from tests.leaderboard.workers import free_port
 
 KEY, SECRET, REGION = "testing", "testing-secret", "us-east-1"

@@ -10,7 +10,7 @@ import sys
 import pytest
 import yaml
 
-from leaderboard.config import BASE_DIR, database_from_url
+from leaderboard.environment import BASE_DIR, database_from_url
 from tests import ROOT
 
 
@@ -57,11 +57,13 @@ def test_unknown_database_scheme_is_refused():
 
 def test_the_settings_are_read_in_a_minute():
     """settings.py stays a list of settings: at most 300 lines, no function of its own
-    (helpers and URL parsers live in leaderboard/config.py)."""
+    (helpers and URL parsers live in leaderboard/environment.py)."""
     source = (ROOT / "leaderboard" / "settings.py").read_text()
     lines = source.count("\n")
     assert lines <= 300, f"leaderboard/settings.py has {lines} lines"
-    assert not re.search(r"^(?:def|class) ", source, re.M), "helpers go in leaderboard/config.py"
+    assert not re.search(r"^(?:def|class) ", source, re.M), (
+        "helpers go in leaderboard/environment.py"
+    )
 
 
 def test_production_settings_pass_check_deploy_without_warnings():

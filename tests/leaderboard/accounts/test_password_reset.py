@@ -12,7 +12,7 @@ import threading
 import pytest
 from django.contrib.auth import get_user_model
 
-from leaderboard.config import email_from_url
+from leaderboard.environment import email_from_url
 
 aiosmtpd = pytest.importorskip("aiosmtpd.controller")
 

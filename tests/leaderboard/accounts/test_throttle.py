@@ -24,7 +24,7 @@ from django.db.models import F
 from django.test import RequestFactory
 
 from leaderboard.accounts.throttle import client_address, pair_delay
-from leaderboard.config import cache_from_url
+from leaderboard.environment import cache_from_url
 from leaderboard.models import ApiToken
 from tests import ROOT
 

@@ -175,7 +175,7 @@ def redis_cache(settings, participant, other_participant):
     """The cache on the test Redis, as in production, under a prefix of this test's."""
     from django.core.cache import cache
 
-    from leaderboard.config import cache_from_url
+    from leaderboard.environment import cache_from_url
 
     settings.CACHES = {
         "default": {**cache_from_url(redis_or_skip()), "KEY_PREFIX": uuid.uuid4().hex}

@@ -1,4 +1,4 @@
-"""The helpers the settings read the environment with (leaderboard/config.py): each
+"""The helpers the settings read the environment with (leaderboard/environment.py): each
 takes what the docs say, and refuses anything else with the variable's name. The URL
 parsers are tested beside what they configure: the database in test_settings.py, mail
 in test_password_reset.py, the cache in test_throttle.py, the bucket in test_storage.py."""
@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
-from leaderboard import config
+from leaderboard import environment
 
 
 @pytest.mark.parametrize(
@@ -18,7 +18,7 @@ from leaderboard import config
 )
 def test_env_bool_reads_the_usual_spellings(monkeypatch, value, expected):
     monkeypatch.setenv("SOME_FLAG", value)
-    assert config.env_bool("SOME_FLAG", not expected) is expected
+    assert environment.env_bool("SOME_FLAG", not expected) is expected
 
 
 @pytest.mark.parametrize("value", [None, "", "  "])
@@ -28,109 +28,111 @@ def test_unset_or_blank_variables_take_their_default(monkeypatch, value):
     else:
         monkeypatch.setenv("SOME_NUMBER", value)
         monkeypatch.setenv("SOME_FLAG", value)
-        assert config.env_bool("SOME_FLAG", True) is True
-    assert config.env_int("SOME_NUMBER", 7) == 7
-    assert config.env_int("SOME_NUMBER", 7, 1, "seconds") == 7
+        assert environment.env_bool("SOME_FLAG", True) is True
+    assert environment.env_int("SOME_NUMBER", 7) == 7
+    assert environment.env_int("SOME_NUMBER", 7, 1, "seconds") == 7
 
 
 def test_env_int_refuses_what_is_not_an_integer_or_below_its_minimum(monkeypatch):
     monkeypatch.setenv("SOME_NUMBER", "12")
-    assert config.env_int("SOME_NUMBER", 3, 12) == 12
+    assert environment.env_int("SOME_NUMBER", 3, 12) == 12
     monkeypatch.setenv("SOME_NUMBER", "soon")
     with pytest.raises(ImproperlyConfigured, match=r"^SOME_NUMBER must be an integer, got 'soon'$"):
-        config.env_int("SOME_NUMBER", 3)
+        environment.env_int("SOME_NUMBER", 3)
     monkeypatch.setenv("SOME_NUMBER", "2")
     with pytest.raises(
         ImproperlyConfigured, match=r"^SOME_NUMBER must be at least 3 seconds, got 2 \(why\)$"
     ):
-        config.env_int("SOME_NUMBER", 60, 3, "seconds", "why")
+        environment.env_int("SOME_NUMBER", 60, 3, "seconds", "why")
     with pytest.raises(ImproperlyConfigured, match=r"^SOME_NUMBER must be at least 3, got 2$"):
-        config.env_int("SOME_NUMBER", 60, 3)
+        environment.env_int("SOME_NUMBER", 60, 3)
 
 
 def test_a_default_below_the_minimum_is_refused_too(monkeypatch):
     monkeypatch.delenv("SOME_NUMBER", raising=False)
     with pytest.raises(ImproperlyConfigured, match="SOME_NUMBER must be at least 1, got 0"):
-        config.env_int("SOME_NUMBER", 0, 1)
+        environment.env_int("SOME_NUMBER", 0, 1)
 
 
 def test_env_list_splits_on_commas_and_drops_blanks(monkeypatch):
     monkeypatch.setenv("SOME_HOSTS", " a.example , ,b.example,")
-    assert config.env_list("SOME_HOSTS") == ["a.example", "b.example"]
+    assert environment.env_list("SOME_HOSTS") == ["a.example", "b.example"]
     monkeypatch.delenv("SOME_HOSTS")
-    assert config.env_list("SOME_HOSTS", "x,y") == ["x", "y"]
+    assert environment.env_list("SOME_HOSTS", "x,y") == ["x", "y"]
 
 
 def test_queue_names_are_letters_digits_and_a_few_marks(monkeypatch):
     monkeypatch.setenv("SOME_QUEUE", "  ")
-    assert config.queue_name("SOME_QUEUE", "score") == "score"
+    assert environment.queue_name("SOME_QUEUE", "score") == "score"
     monkeypatch.setenv("SOME_QUEUE", "lb.score:1")
-    assert config.queue_name("SOME_QUEUE", "score") == "lb.score:1"
+    assert environment.queue_name("SOME_QUEUE", "score") == "lb.score:1"
     for bad in ("a,b", "a b", "x" * 101):
         monkeypatch.setenv("SOME_QUEUE", bad)
         with pytest.raises(ImproperlyConfigured, match="SOME_QUEUE must be a queue name"):
-            config.queue_name("SOME_QUEUE", "score")
+            environment.queue_name("SOME_QUEUE", "score")
 
 
 @pytest.mark.parametrize("rate", ["600/minute", "1/s", "20/hour", "5/day"])
 def test_env_rate_takes_requests_per_period(monkeypatch, rate):
     monkeypatch.setenv("SOME_RATE", rate)
-    assert config.env_rate("SOME_RATE", "1/s") == rate
+    assert environment.env_rate("SOME_RATE", "1/s") == rate
 
 
 @pytest.mark.parametrize("rate", ["lots", "0/hour", "-1/minute", "5/fortnight", "5", "/minute"])
 def test_env_rate_refuses_anything_else(monkeypatch, rate):
     monkeypatch.setenv("SOME_RATE", rate)
     with pytest.raises(ImproperlyConfigured, match=r"^SOME_RATE must be requests/period"):
-        config.env_rate("SOME_RATE", "1/s")
+        environment.env_rate("SOME_RATE", "1/s")
 
 
 def test_env_url_takes_http_urls_or_nothing(monkeypatch):
     monkeypatch.delenv("SOME_URL", raising=False)
-    assert config.env_url("SOME_URL") == ""
+    assert environment.env_url("SOME_URL") == ""
     monkeypatch.setenv("SOME_URL", "https://files.example.org:9000")
-    assert config.env_url("SOME_URL") == "https://files.example.org:9000"
+    assert environment.env_url("SOME_URL") == "https://files.example.org:9000"
     for bad in ("localhost:9000", "ftp://files.example.org", "http://"):
         monkeypatch.setenv("SOME_URL", bad)
         with pytest.raises(
             ImproperlyConfigured, match=f"^SOME_URL must be an http\\(s\\) URL, got '{bad}'$"
         ):
-            config.env_url("SOME_URL")
+            environment.env_url("SOME_URL")
 
 
 def test_the_site_url_loses_its_trailing_slash_and_needs_a_host():
-    assert config.site_url("https://lb.example.org/") == "https://lb.example.org"
-    assert config.site_url("http://localhost:8000") == "http://localhost:8000"
+    assert environment.site_url("https://lb.example.org/") == "https://lb.example.org"
+    assert environment.site_url("http://localhost:8000") == "http://localhost:8000"
     for bad in ("lb.example.org", "https://", "mailto:x@example.org"):
         with pytest.raises(ImproperlyConfigured, match=r"^SITE_URL must be http\(s\)://host"):
-            config.site_url(bad)
+            environment.site_url(bad)
 
 
 def test_the_database_url_keeps_driver_options_and_the_connection_age():
-    db = config.database_from_url("postgresql://lb@db/leaderboard?sslmode=require&host=/s", 0)
+    db = environment.database_from_url("postgresql://lb@db/leaderboard?sslmode=require&host=/s", 0)
     assert (db["HOST"], db["OPTIONS"], db["CONN_MAX_AGE"]) == ("/s", {"sslmode": "require"}, 0)
     assert db["CONN_HEALTH_CHECKS"] is True
-    assert config.database_from_url("sqlite://")["NAME"] == str(config.BASE_DIR / "db.sqlite3")
+    assert environment.database_from_url("sqlite://")["NAME"] == str(
+        environment.BASE_DIR / "db.sqlite3"
+    )
 
 
 def test_scoring_and_comparing_queues_must_differ():
-    queues = config.celery_queues("celery", "score", "compare")
+    queues = environment.celery_queues("celery", "score", "compare")
     assert [(q.name, q.routing_key, q.exchange.name) for q in queues] == [
         ("celery", "celery", "celery"),
         ("score", "score", "score"),
         ("compare", "compare", "compare"),
     ]
     assert all(isinstance(q, Queue) for q in queues)
-    assert [q.name for q in config.celery_queues("score", "score", "compare")] == [
+    assert [q.name for q in environment.celery_queues("score", "score", "compare")] == [
         "score",
         "compare",
     ]
     with pytest.raises(ImproperlyConfigured, match="must differ \\(both 'jobs'\\)"):
-        config.celery_queues("celery", "jobs", "jobs")
+        environment.celery_queues("celery", "jobs", "jobs")
 
 
 def test_the_beat_schedule_sends_the_outbox_at_its_interval_and_drops_late_ticks():
-    schedule = config.beat_schedule(15)
+    schedule = environment.beat_schedule(15)
     assert schedule["send-unsent-submissions"]["schedule"] == 15.0
     assert schedule["send-unsent-submissions"]["options"] == {"expires": 15.0}
     assert schedule["sweep-stuck-submissions"]["schedule"] == 60.0
@@ -138,13 +140,13 @@ def test_the_beat_schedule_sends_the_outbox_at_its_interval_and_drops_late_ticks
 
 
 def test_the_api_rates_reach_the_rest_framework_settings():
-    rates = config.rest_framework("9/minute", "8/hour", "7/day")["DEFAULT_THROTTLE_RATES"]
+    rates = environment.rest_framework("9/minute", "8/hour", "7/day")["DEFAULT_THROTTLE_RATES"]
     assert rates == {"token": "9/minute", "anonymous": "8/hour", "login": "7/day"}
 
 
 def test_the_settings_use_these_helpers(settings):
     assert settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["token"] == settings.API_RATE_TOKEN
-    assert settings.SPECTACULAR_SETTINGS is config.API_SCHEMA
-    assert settings.CONTENT_SECURITY_POLICY == {"DIRECTIVES": config.CSP_DIRECTIVES}
-    assert settings.PERMISSIONS_POLICY == {feature: [] for feature in config.BROWSER_FEATURES}
+    assert settings.SPECTACULAR_SETTINGS is environment.API_SCHEMA
+    assert settings.CONTENT_SECURITY_POLICY == {"DIRECTIVES": environment.CSP_DIRECTIVES}
+    assert settings.PERMISSIONS_POLICY == {feature: [] for feature in environment.BROWSER_FEATURES}
     assert {"camera", "geolocation", "usb"} <= set(settings.PERMISSIONS_POLICY)
