@@ -279,14 +279,14 @@ def poolbias_text(r: dict) -> str:
 
 def _emit(report: dict, args: argparse.Namespace, text) -> int:
     if args.format == "json":
-        json.dump(report, sys.stdout, indent=1, allow_nan=False, default=_plain)
+        json.dump(report, sys.stdout, indent=1, allow_nan=False, default=_json_value)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(text(report))
     return 0
 
 
-def _plain(value: object) -> object:
+def _json_value(value: object) -> object:
     """numpy scalars in pandas records."""
     item = getattr(value, "item", None)
     if item is None:

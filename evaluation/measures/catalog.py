@@ -21,7 +21,7 @@ Two name systems, both accepted everywhere (:func:`resolve`):
 Kinds of parameters: ``long_cut`` integer cutoffs (``P.5,10``, read with C's
 ``atol``), ``double_cut`` float levels (``iprec_at_recall..10,.20``),
 ``double_params`` float parameters (``utility``, ``set_F``, ``11pt_avg``),
-``pairs`` ``key=value`` pairs (``ndcg.1=3,2=9``), ``plain`` none.
+``pairs`` ``key=value`` pairs (``ndcg.1=3,2=9``), ``bare`` none.
 
 Just over 400 lines: the measure table and its two name systems are one
 concern, and splitting them would make two places that name measures.
@@ -73,7 +73,7 @@ class Measure:
     """
 
     name: str
-    kind: str  # "long_cut", "double_cut", "double_params", "pairs", "plain"
+    kind: str  # "long_cut", "double_cut", "double_params", "pairs", "bare"
     compute: Callable | None
     defaults: tuple[str, ...] = ()
     summary: str = "mean"  # "mean", "gm", "sum", "num_rel", "num_q", "none", "runid"
@@ -82,29 +82,27 @@ class Measure:
 
 
 def _count(name: str, summary: str = "sum") -> Measure:
-    return Measure(
-        name, "plain", lambda r: {name: d.counts(r)[name]}, summary=summary, integer=True
-    )
+    return Measure(name, "bare", lambda r: {name: d.counts(r)[name]}, summary=summary, integer=True)
 
 
 # trec_eval's te_trec_measures order, which is also its output order
 MEASURES = [
-    Measure("runid", "plain", lambda r: {}, summary="runid", per_need=False),
-    Measure("num_q", "plain", lambda r: {}, summary="num_q", per_need=False, integer=True),
+    Measure("runid", "bare", lambda r: {}, summary="runid", per_need=False),
+    Measure("num_q", "bare", lambda r: {}, summary="num_q", per_need=False, integer=True),
     _count("num_ret"),
     _count("num_rel", summary="num_rel"),
     _count("num_rel_ret"),
-    Measure("map", "plain", d.ap),
-    Measure("gm_map", "plain", d.gm_ap, summary="gm", per_need=False),
-    Measure("Rprec", "plain", d.r_precision),
-    Measure("bpref", "plain", d.bpref),
-    Measure("recip_rank", "plain", d.reciprocal_rank),
+    Measure("map", "bare", d.ap),
+    Measure("gm_map", "bare", d.gm_ap, summary="gm", per_need=False),
+    Measure("Rprec", "bare", d.r_precision),
+    Measure("bpref", "bare", d.bpref),
+    Measure("recip_rank", "bare", d.reciprocal_rank),
     Measure("iprec_at_recall", "double_cut", d.iprec_at_recall, STANDARD_LEVELS),
     Measure("P", "long_cut", d.precision_at, _CUTS),
     Measure("relstring", "double_params", None, ("10",), summary="none"),
     Measure("recall", "long_cut", d.recall_at, _CUTS),
-    Measure("infAP", "plain", d.infap),
-    Measure("gm_bpref", "plain", d.gm_bpref, summary="gm", per_need=False),
+    Measure("infAP", "bare", d.infap),
+    Measure("gm_bpref", "bare", d.gm_bpref, summary="gm", per_need=False),
     Measure(
         "Rprec_mult",
         "double_cut",
@@ -113,7 +111,7 @@ MEASURES = [
     ),
     Measure("utility", "double_params", d.utility, ("1.0", "-1.0", "0.0", "0.0")),
     Measure("11pt_avg", "double_params", d.eleven_point, STANDARD_LEVELS),
-    Measure("binG", "plain", d.binary_gain),
+    Measure("binG", "bare", d.binary_gain),
     Measure("G", "pairs", experimental.g_measure),
     Measure("dcg", "pairs", g.ndcg),
     Measure("ideal_dcg", "pairs", g.ndcg),
@@ -124,14 +122,14 @@ MEASURES = [
     Measure("map_cut", "long_cut", d.map_at, _CUTS),
     Measure("relative_P", "long_cut", d.relative_precision_at, _CUTS),
     Measure("success", "long_cut", d.success_at, ("1", "5", "10")),
-    Measure("set_P", "plain", lambda r: d.set_measures(r, "set_P")),
-    Measure("set_relative_P", "plain", lambda r: d.set_measures(r, "set_relative_P")),
-    Measure("set_recall", "plain", lambda r: d.set_measures(r, "set_recall")),
-    Measure("set_map", "plain", lambda r: d.set_measures(r, "set_map")),
+    Measure("set_P", "bare", lambda r: d.set_measures(r, "set_P")),
+    Measure("set_relative_P", "bare", lambda r: d.set_measures(r, "set_relative_P")),
+    Measure("set_recall", "bare", lambda r: d.set_measures(r, "set_recall")),
+    Measure("set_map", "bare", lambda r: d.set_measures(r, "set_map")),
     Measure(
         "set_F", "double_params", lambda r, p, name: d.set_measures(r, "set_F", p, name), ("1.0",)
     ),
-    Measure("num_nonrel_judged_ret", "plain", d.num_nonrel_judged_ret, summary="sum", integer=True),
+    Measure("num_nonrel_judged_ret", "bare", d.num_nonrel_judged_ret, summary="sum", integer=True),
     Measure("rbp", "pairs", g.rbp),
     Measure("rbp_resid", "pairs", g.rbp_resid),
     Measure("unj", "long_cut", d.unjudged_at, ("5", "10", "20")),
@@ -323,11 +321,11 @@ def _from_ir(name: str) -> CatalogEntry | None:
     match = _IR_NAME.match(name)
     if not match or _ALIASES.get(match.group(1), match.group(1)) not in _IR:
         return None
-    plain, cut = _IR[_ALIASES.get(match.group(1), match.group(1))]
+    uncut, cut = _IR[_ALIASES.get(match.group(1), match.group(1))]
     if match.group(2) is None:
-        if plain is None:
+        if uncut is None:
             raise UnknownMeasure(name, "a cutoff is needed, e.g. @10")
-        return _checked(_BY_NAME[plain], None, name)
+        return _checked(_BY_NAME[uncut], None, name)
     if cut is None:
         raise UnknownMeasure(name, "it takes no cutoff")
     return _checked(_BY_NAME[cut], match.group(2), name)

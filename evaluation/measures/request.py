@@ -138,7 +138,7 @@ def compute_request(req: Request, ranking: Ranking) -> dict[str, np.ndarray]:
     malformed ``key=value`` pairs, as trec_eval refuses them.
     """
     m, text = req.measure, req.params
-    if m.kind == "plain":
+    if m.kind == "bare":
         return m.compute(ranking)
     if m.kind == "long_cut":
         cuts = sorted(_atol(t) for t in (split_params(text) if text else m.defaults))
