@@ -3,13 +3,31 @@
 from django.urls import path, re_path
 
 from leaderboard import converters  # noqa: F401 (registers <id:>)
-from leaderboard.api import campaigns, compare, organizers, owners, submit, tokens, uploads, views
+from leaderboard.api import (
+    campaigns,
+    compare,
+    organizers,
+    owners,
+    phases,
+    submit,
+    tokens,
+    uploads,
+    views,
+)
 from leaderboard.api.docs import Schema, docs
 from leaderboard.api.errors import not_found
 
 urlpatterns = [
     path("benchmarks/", organizers.BenchmarkListCreate.as_view(), name="api_benchmarks"),
-    path("benchmarks/<slug:slug>/", views.BenchmarkDetail.as_view(), name="api_benchmark"),
+    path(
+        "benchmarks/<slug:slug>/", organizers.BenchmarkDetailUpdate.as_view(), name="api_benchmark"
+    ),
+    path("benchmarks/<slug:slug>/phases/", phases.Phases.as_view(), name="api_phases"),
+    path(
+        "benchmarks/<slug:slug>/phases/<id:phase_id>/",
+        phases.PhaseDetail.as_view(),
+        name="api_phase",
+    ),
     path("benchmarks/<slug:slug>/submissions/", submit.Submit.as_view(), name="api_submit"),
     path("benchmarks/<slug:slug>/uploads/", uploads.StartUpload.as_view(), name="api_uploads"),
     path(
