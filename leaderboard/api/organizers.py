@@ -146,6 +146,8 @@ class RescoreSerializer(serializers.Serializer):
 
 
 def organised(request: Request, slug: str) -> Benchmark:
+    if not request.user.is_authenticated:  # where reading needs no token, writing does
+        raise ApiError(401, "This endpoint needs a token: 'Authorization: Bearer <token>'.")
     benchmark = visible_benchmark(request, slug)
     if not benchmark.is_organised_by(request.user):
         raise ApiError(403, f"You do not organise {benchmark.title}.")
@@ -243,9 +245,8 @@ class BenchmarkDetailUpdate(BenchmarkDetail):
             benchmark = form.save()
             rescoring, testing = settings_changed(benchmark, form.changed_data)
         benchmark = Benchmark.objects.select_related("current_judgments").get(pk=benchmark.pk)
-        data = s.BenchmarkSerializer(benchmark, context={"request": request}).data
-        answer = {**data, "rescoring": rescoring, "testing": testing}
-        return Response(BenchmarkUpdatedSerializer(answer).data)
+        benchmark.rescoring, benchmark.testing = rescoring, testing
+        return Response(BenchmarkUpdatedSerializer(benchmark, context={"request": request}).data)
 
 
 class OrganizerUpload(ApiView):
