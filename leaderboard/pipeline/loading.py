@@ -1,8 +1,9 @@
 """Loading needs and judgments into a benchmark, and queueing the rescoring it causes.
 
 Used by the admin, the organizers' API and the management commands (``load_benchmark``,
-``load_demo``). Files are validated by the engine first; a bad line raises ``TrecFormatError`` (file:line: reason) and nothing is stored;
-a file store that does not answer raises ``StorageUnavailable`` and nothing is stored.
+``load_demo``). Files are validated by the engine first; a bad line raises
+``TrecFormatError`` (file:line: reason) and nothing is stored; a file store that does not
+answer raises ``StorageUnavailable`` and nothing is stored.
 """
 
 from __future__ import annotations
