@@ -16,7 +16,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm
+from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm, PhaseForm
 from leaderboard.models import (
     Benchmark,
     InformationNeed,
@@ -27,10 +27,12 @@ from leaderboard.models import (
 from leaderboard.pipeline.datasets import load_dataset
 from leaderboard.pipeline.files import StorageUnavailable
 from leaderboard.pipeline.loading import (
+    SCORING_SETTINGS,
+    TESTED_SETTINGS,
     load_judgments,
     load_needs,
-    queue_measure_tests,
     rescore_benchmark,
+    settings_changed,
 )
 from leaderboard.pipeline.tasks import health_changed, queue_comparisons, queue_rescore
 
@@ -104,6 +106,7 @@ class PhaseInline(admin.TabularInline):
     benchmark's (``obj`` is the benchmark here)."""
 
     model = Phase
+    form = PhaseForm
     extra = 0
     fields = [
         "name",
@@ -113,6 +116,7 @@ class PhaseInline(admin.TabularInline):
         "total_limit",
         "team_daily_limit",
         "team_total_limit",
+        "board",
         "final_runs",
     ]
 
@@ -162,12 +166,15 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
     def save_related(self, request, form, formsets, change) -> None:
         super().save_related(request, form, formsets, change)
         benchmark = form.instance
-        if change and "interpolation" in form.changed_data:
-            count = rescore_benchmark(benchmark)
-            self.message_user(request, f"Interpolation changed: {count} runs queued for rescoring.")
-        elif change and {"primary_measure", "significance_measures"} & set(form.changed_data):
-            rescored, compared = queue_measure_tests(benchmark)
-            self.message_user(request, f"Tests queued: {compared} runs; rescoring: {rescored}.")
+        if change:
+            rescored, compared = settings_changed(benchmark, form.changed_data)
+            if set(SCORING_SETTINGS) & set(form.changed_data):
+                changed = ", ".join(f for f in SCORING_SETTINGS if f in form.changed_data)
+                self.message_user(
+                    request, f"{changed} changed: {rescored} runs queued for rescoring."
+                )
+            elif set(TESTED_SETTINGS) & set(form.changed_data):
+                self.message_user(request, f"Tests queued: {compared} runs; rescoring: {rescored}.")
         if "co_organizers" in form.cleaned_data:
             benchmark.organizers.set(form.cleaned_data["co_organizers"])
         if not request.user.is_superuser:

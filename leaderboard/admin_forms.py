@@ -1,7 +1,8 @@
 """The organizers' forms in the admin: a benchmark's settings, its measures from the
 engine's catalog, its needs and judgments files (checked by the engine before anything
 is stored) or an ir_datasets id (read, and downloaded on first use, when the form is
-checked: :mod:`leaderboard.pipeline.datasets`), its co-organizers by exact username.
+checked: :mod:`leaderboard.pipeline.datasets`), its co-organizers by exact username, and
+its phases. The organizers' API validates with the same forms.
 
 Measure fields: either name system is accepted (``nDCG@10`` or ``ndcg_cut_10``, ``RR@10`` or
 ``recip_rank_cut_10``) and stored as trec_eval's column name, the name the engine's
@@ -12,13 +13,15 @@ matches (``evaluation.measures.close_matches``).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.forms.models import model_to_dict
 
 from evaluation.measures import UnknownMeasure, resolve
 from evaluation.trec import TrecFormatError, read_needs, read_qrels
-from leaderboard.models import Benchmark
+from leaderboard.models import Benchmark, Phase
 from leaderboard.pipeline.datasets import DatasetError, dataset_files
 from leaderboard.pipeline.files import max_uncompressed_bytes
 
@@ -230,3 +233,65 @@ class OrganizerBenchmarkForm(BenchmarkForm):
         if unknown:
             raise forms.ValidationError(f"No active user is named {', '.join(unknown)}.")
         return users
+
+
+def filled_benchmark_form(
+    values: dict[str, Any], instance: Benchmark | None = None
+) -> OrganizerBenchmarkForm:
+    """The organizer's benchmark form as a script fills it (the API, ``load_benchmark``):
+    every field as stored (a new benchmark's defaults), then ``values`` (form field names;
+    measures as lists or text). The form's ``changed_data`` is then what really changed."""
+    instance = instance or Benchmark()
+    fields = [f for f in OrganizerBenchmarkForm._meta.fields if f != "organizers"]
+    posted = {k: v for k, v in model_to_dict(instance, fields=fields).items() if v is not None}
+    posted.update({k: v for k, v in values.items() if v is not None})
+    for name in ("shown_measures", "significance_measures"):
+        if isinstance(posted.get(name), list | tuple):
+            posted[name] = ", ".join(posted[name])
+    return OrganizerBenchmarkForm(data=posted, instance=instance)
+
+
+def phase_form(phase: Phase, values: dict[str, Any]) -> PhaseForm:
+    """``PhaseForm`` for ``phase`` (new, with its benchmark set, or stored), its stored
+    values overridden by ``values``."""
+    posted = model_to_dict(phase, fields=PhaseForm._meta.fields) if phase.pk else {}
+    posted.update(values)
+    return PhaseForm(data=posted, instance=phase)
+
+
+class PhaseForm(forms.ModelForm):
+    """A campaign phase, as the benchmark's admin form and the API take it: the model's
+    checks (closes after opens, no overlap with another phase of the benchmark) and a
+    name not taken on the benchmark. Times are UTC (the site's time zone)."""
+
+    class Meta:
+        model = Phase
+        fields = [
+            "name",
+            "opens",
+            "closes",
+            "daily_limit",
+            "total_limit",
+            "team_daily_limit",
+            "team_total_limit",
+            "board",
+            "final_runs",
+        ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["board"].required = False  # not posted: as stored (public on a new one)
+
+    def clean_board(self) -> str:
+        return self.cleaned_data.get("board") or self.instance.board
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        benchmark_id = self.instance.benchmark_id
+        if benchmark_id is not None:
+            taken = Phase.objects.filter(benchmark_id=benchmark_id, name=name)
+            if taken.exclude(pk=self.instance.pk).exists():
+                raise forms.ValidationError(
+                    f"The benchmark has a phase named {name} already.", code="unique"
+                )
+        return name

@@ -7,6 +7,8 @@
     rrl final 42 41   # the team's final runs, in priority order
     rrl results 42 --measure P_10
     rrl pool build robust04 --depth 100 --runs-per-team 2 --wait ; rrl pool export robust04
+    rrl benchmark update robust04 --final-runs 2 ; rrl phase add robust04 Test --opens ...
+    rrl judgments robust04 qrels-v2.txt   # the organizers' commands: rrl.organizing
 
 The site and token come from ``--url``/``RRL_URL`` and ``RRL_TOKEN``, else from the
 configuration ``login`` wrote (:mod:`rrl.config`). ``login`` takes the password from
@@ -21,12 +23,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import getpass
-import json
 import os
 import sys
 from typing import Any
 
-from rrl import config
+from rrl import config, organizing
+from rrl.output import fail as _fail
+from rrl.output import print_json as _print_json
+from rrl.output import print_table as _print_table
 
 __all__ = ["main"]
 
@@ -104,15 +108,7 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("id", type=int, nargs="?", help="Default: the newest pool.")
     export.add_argument("-o", "--output", help="Where to write it.")
 
-    create = commands.add_parser(
-        "create-benchmark", help="Organizers: a new benchmark, e.g. from an ir_datasets id."
-    )
-    create.add_argument("slug")
-    create.add_argument("--title", required=True)
-    create.add_argument(
-        "--ir-datasets", help="An ir_datasets id: its queries and qrels become the benchmark's."
-    )
-    create.add_argument("--primary-measure", help="In either name system (nDCG@10, ndcg_cut_10).")
+    organizing.add_commands(commands)
     return top
 
 
@@ -181,11 +177,6 @@ def _print_phase(benchmark: dict) -> None:
     line = phase_line(benchmark)
     if line:
         print(line)
-
-
-def _fail(message: str, code: int = 1) -> int:
-    print(f"rrl: {message}", file=sys.stderr)
-    return code
 
 
 # --- The commands ---------------------------------------------------------------------
@@ -357,15 +348,6 @@ def pool(client, args, path) -> int:
     return 0
 
 
-def create_benchmark(client, args, path) -> int:
-    fields = {"primary_measure": args.primary_measure} if args.primary_measure else {}
-    made = client.create_benchmark(args.slug, args.title, ir_datasets=args.ir_datasets, **fields)
-    if args.json:
-        return _print_json(made)
-    print(f"Created {made['slug']} ({made['num_needs']} needs): {made['page']}")
-    return 0
-
-
 COMMANDS = {
     "login": login,
     "submit": submit,
@@ -378,7 +360,7 @@ COMMANDS = {
     "final": final,
     "results": results,
     "pool": pool,
-    "create-benchmark": create_benchmark,
+    **organizing.COMMANDS,
 }
 
 
@@ -419,15 +401,3 @@ def _print_warnings(run: dict) -> None:
     scores they qualify."""
     for warning in run.get("warnings") or []:
         print(f"warning: {warning}")
-
-
-def _print_table(header: tuple, rows: list[tuple]) -> None:
-    cells = [tuple(str(c) for c in header), *[tuple(str(c) for c in row) for row in rows]]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    for row in cells:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-
-
-def _print_json(data: Any) -> int:
-    print(json.dumps(data, indent=2))
-    return 0

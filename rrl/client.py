@@ -328,6 +328,57 @@ class Client:
             body["ir_datasets"] = ir_datasets
         return self._json("POST", "/api/benchmarks/", json=body)
 
+    def update_benchmark(self, slug: str, **fields: Any) -> dict:
+        """Change a benchmark's settings (organizers): the API's field names (``title``,
+        ``primary_measure``, ``shown_measures``, ``daily_limit``, ``open``, ...); the
+        answer says how many runs were queued for ``rescoring`` and ``testing``."""
+        return self._json("PATCH", f"/api/benchmarks/{slug}/", json=fields)
+
+    def phases(self, benchmark: str) -> list[dict]:
+        """The benchmark's phases with their ids, limits and board (organizers)."""
+        return self._json("GET", f"/api/benchmarks/{benchmark}/phases/")
+
+    def add_phase(self, benchmark: str, name: str, opens: str, closes: str, **fields) -> dict:
+        """A new phase; ``opens`` and ``closes`` in ISO 8601 (UTC without an offset)."""
+        body = {"name": name, "opens": opens, "closes": closes, **fields}
+        return self._json("POST", f"/api/benchmarks/{benchmark}/phases/", json=body)
+
+    def update_phase(self, benchmark: str, phase: str | int, **fields: Any) -> dict:
+        """Change the phase named (or numbered) ``phase``; a field left out keeps its value."""
+        path = f"/api/benchmarks/{benchmark}/phases/{self._phase_id(benchmark, phase)}/"
+        return self._json("PATCH", path, json=fields)
+
+    def delete_phase(self, benchmark: str, phase: str | int) -> None:
+        path = f"/api/benchmarks/{benchmark}/phases/{self._phase_id(benchmark, phase)}/"
+        self._request("DELETE", path)
+
+    def _phase_id(self, benchmark: str, phase: str | int) -> int:
+        if isinstance(phase, int):
+            return phase
+        for found in self.phases(benchmark):
+            if found["name"] == phase:
+                return found["id"]
+        raise ValueError(f"{benchmark} has no phase named {phase}")
+
+    def load_needs(self, benchmark: str, path: str | os.PathLike) -> dict:
+        """Add or update the needs from a TSV or TREC topics file (plain or gzip)."""
+        return self._upload(f"/api/benchmarks/{benchmark}/needs/", path, {})
+
+    def load_judgments(self, benchmark: str, path: str | os.PathLike, note: str = "") -> dict:
+        """A qrels file as the next judgments version: the answer's ``version``, and
+        ``queued``, the runs queued for rescoring (``created`` false: the same file again)."""
+        return self._upload(f"/api/benchmarks/{benchmark}/judgments/", path, {"note": note})
+
+    def rescore(self, benchmark: str) -> dict:
+        """Queue every live run for rescoring against the latest judgments."""
+        return self._json("POST", f"/api/benchmarks/{benchmark}/rescore/")
+
+    def _upload(self, url: str, path: str | os.PathLike, fields: dict) -> dict:
+        name = os.path.basename(os.fspath(path))
+        with open(path, "rb") as stream:
+            files = {"file": (name, stream, "application/octet-stream")}
+            return self._json("POST", url, data={k: v for k, v in fields.items() if v}, files=files)
+
     # --- The owner's operations ------------------------------------------------------
 
     def withdraw(self, run_id: int) -> dict:

@@ -74,6 +74,10 @@ class BenchmarkSerializer(serializers.Serializer):
     daily_limit = serializers.IntegerField(
         help_text="Runs per participant per UTC day (failed ones do not count)."
     )
+    relevance_level = serializers.IntegerField(help_text="Relevant: a judgment at least this.")
+    max_depth = serializers.IntegerField(help_text="Ranks past this are not scored.")
+    final_runs = serializers.IntegerField(help_text="Final runs per team (a phase may differ).")
+    published = serializers.BooleanField()
     judgments_version = serializers.IntegerField(
         source="current_judgments.version", allow_null=True, default=None
     )
@@ -155,36 +159,6 @@ class BenchmarkFilterSerializer(serializers.Serializer):
     search = serializers.CharField(required=False, max_length=200)
     organised = serializers.BooleanField(
         required=False, default=False, help_text="Only the benchmarks the caller organises."
-    )
-
-
-class BenchmarkCreateSerializer(serializers.Serializer):
-    """A new benchmark; validated by the admin's own form (``OrganizerBenchmarkForm``)."""
-
-    slug = serializers.SlugField(max_length=80)
-    title = serializers.CharField(max_length=200)
-    description = serializers.CharField(required=False, allow_blank=True)
-    rules = serializers.CharField(required=False, allow_blank=True, help_text="Markdown.")
-    data_description = serializers.CharField(
-        required=False, allow_blank=True, help_text="Markdown."
-    )
-    primary_measure = serializers.CharField(
-        required=False, help_text="In either name system (`nDCG@10` or `ndcg_cut_10`)."
-    )
-    shown_measures = serializers.ListField(child=serializers.CharField(), required=False)
-    tested_measures = serializers.ListField(child=serializers.CharField(), required=False)
-    interpolation = serializers.ChoiceField(
-        choices=Benchmark._meta.get_field("interpolation").choices, required=False
-    )
-    daily_limit = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
-    open = serializers.BooleanField(required=False)
-    published = serializers.BooleanField(required=False)
-    ir_datasets = serializers.CharField(
-        required=False,
-        max_length=200,
-        help_text="An ir_datasets id (e.g. `msmarco-passage/trec-dl-2019/judged`): its "
-        "queries become the needs and its qrels the first judgments, read through "
-        "ir_datasets (downloaded on first use, within this request).",
     )
 
 

@@ -9,6 +9,7 @@ from leaderboard.api import (
     exports,
     organizers,
     owners,
+    phases,
     submit,
     tokens,
     uploads,
@@ -19,7 +20,15 @@ from leaderboard.api.errors import not_found
 
 urlpatterns = [
     path("benchmarks/", organizers.BenchmarkListCreate.as_view(), name="api_benchmarks"),
-    path("benchmarks/<slug:slug>/", views.BenchmarkDetail.as_view(), name="api_benchmark"),
+    path(
+        "benchmarks/<slug:slug>/", organizers.BenchmarkDetailUpdate.as_view(), name="api_benchmark"
+    ),
+    path("benchmarks/<slug:slug>/phases/", phases.Phases.as_view(), name="api_phases"),
+    path(
+        "benchmarks/<slug:slug>/phases/<id:phase_id>/",
+        phases.PhaseDetail.as_view(),
+        name="api_phase",
+    ),
     path("benchmarks/<slug:slug>/submissions/", submit.Submit.as_view(), name="api_submit"),
     path("benchmarks/<slug:slug>/uploads/", uploads.StartUpload.as_view(), name="api_uploads"),
     path(

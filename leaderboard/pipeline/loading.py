@@ -1,13 +1,15 @@
 """Loading needs and judgments into a benchmark, and queueing the rescoring it causes.
 
-Used by the admin and by the management commands (``load_benchmark``, ``load_demo``). Files are validated by the engine
-first; a bad line raises ``TrecFormatError`` (file:line: reason) and nothing is stored;
-a file store that does not answer raises ``StorageUnavailable`` and nothing is stored.
+Used by the admin, the organizers' API and the management commands (``load_benchmark``,
+``load_demo``). Files are validated by the engine first; a bad line raises
+``TrecFormatError`` (file:line: reason) and nothing is stored; a file store that does not
+answer raises ``StorageUnavailable`` and nothing is stored.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import BinaryIO
 
 from django.core.files import File
@@ -61,11 +63,14 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
     """Store a qrels file as the benchmark's next judgments version and queue rescoring.
 
     An upload identical (same sha256) to the latest version adds nothing and returns it.
+    The version returned carries ``queued``, how many runs this call queued for
+    rescoring (0 for an identical upload): not stored, for the caller's message.
     """
     qrels = read_qrels(stream, name=name, max_bytes=max_uncompressed_bytes())
     sha256, _ = sha256_of(chunks_of(stream))
     latest = benchmark.latest_judgments
     if latest is not None and latest.sha256 == sha256:
+        latest.queued = 0
         return latest
     relevant = qrels["relevance"] >= benchmark.relevance_level
     need_ids = strcmp_sorted(qrels["need_id"].unique())
@@ -103,18 +108,38 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
                 ],
                 batch_size=BATCH,
             )
-            rescore_benchmark(benchmark)
+            queued = rescore_benchmark(benchmark)
             benchmark.refresh_from_db()
             benchmark.promote_judgments_if_complete(judgments)
         except BaseException:
             discard(judgments.file.storage, judgments.file.name)  # no orphan file
             raise
+    judgments.queued = queued
     return judgments
 
 
 def rescore_benchmark(benchmark: Benchmark) -> int:
     """Queue every live run of the benchmark for scoring against its latest judgments."""
     return len(queue_rescore(benchmark.submissions.all()))
+
+
+# Settings the stored scores depend on: a change rescores every run.
+SCORING_SETTINGS = ("interpolation", "relevance_level", "max_depth")
+# Settings that choose which pairs are tested: a change queues the missing tests.
+TESTED_SETTINGS = ("primary_measure", "significance_measures")
+
+
+def settings_changed(benchmark: Benchmark, changed: Iterable[str]) -> tuple[int, int]:
+    """Queue what a change of the benchmark's settings (field names, as a form's
+    ``changed_data``) calls for: every run rescored when a scoring setting changed, else the
+    missing tests when the primary or tested measures did. The admin and the API both
+    call it. Returns (runs rescored, runs queued for comparison)."""
+    changed = set(changed)
+    if changed & set(SCORING_SETTINGS):
+        return rescore_benchmark(benchmark), 0
+    if changed & set(TESTED_SETTINGS):
+        return queue_measure_tests(benchmark)
+    return 0, 0
 
 
 def queue_measure_tests(benchmark: Benchmark) -> tuple[int, int]:

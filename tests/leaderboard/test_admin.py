@@ -182,3 +182,15 @@ def test_an_organizer_sets_phases_on_the_benchmark_form(client, organizer):
     assert response.status_code == 200
     assert "A phase must close after it opens." in response.content.decode()
     assert not Benchmark.objects.filter(slug="other").exists()
+
+
+def test_a_change_to_how_runs_are_scored_requeues_them_as_the_api_does(
+    client, organizer, demo, django_capture_on_commit_callbacks
+):
+    demo.organizers.add(organizer)
+    client.force_login(organizer)
+    data = benchmark_form(slug="library", title=demo.title, relevance_level=2)
+    with django_capture_on_commit_callbacks(execute=False):
+        response = client.post(f"/admin/leaderboard/benchmark/{demo.pk}/change/", data, follow=True)
+    assert "relevance_level changed: 2 runs queued for rescoring." in response.content.decode()
+    assert set(demo.submissions.values_list("status", flat=True)) == {"queued"}

@@ -1,7 +1,14 @@
 """Create or update a benchmark from a needs file and a qrels file, or from an ir_datasets id
 (``load_benchmark --ir-datasets msmarco-passage/trec-dl-2019/judged``: its queries become
 the needs, its qrels the next judgments version; the slug defaults to the id with ``/``
-as ``-``)."""
+as ``-``), with its settings and phases.
+
+Settings and phases are checked by the admin's own forms (``filled_benchmark_form``,
+``PhaseForm``): measures in either name system, a phase that closes after it opens and
+overlaps no other. A phase is ``--phase NAME,OPENS,CLOSES[,FIELD=VALUE...]`` (repeatable;
+times in ISO 8601, UTC without an offset; fields: the limits, ``board``, ``final_runs``);
+a phase of that name already there is changed. Everything loads, or nothing is stored.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +19,50 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.text import slugify
 
-from evaluation.measures import UnknownMeasure, resolve
 from evaluation.trec import TrecFormatError
-from leaderboard.models import Benchmark
+from leaderboard.admin_forms import PhaseForm, filled_benchmark_form, phase_form
+from leaderboard.models import Benchmark, Phase
 from leaderboard.pipeline.datasets import DatasetError, dataset_files, load_dataset
-from leaderboard.pipeline.loading import load_judgments, load_needs
+from leaderboard.pipeline.loading import load_judgments, load_needs, settings_changed
+
+# The form's field -> the option that sets it (the others keep their names).
+OPTIONS = {"significance_measures": "tested_measures"}
+SETTINGS = (
+    "primary_measure",
+    "shown_measures",
+    "tested_measures",
+    "relevance_level",
+    "max_depth",
+    "daily_limit",
+    "final_runs",
+)
+
+
+def parse_phase(text: str) -> tuple[str, dict]:
+    """``NAME,OPENS,CLOSES[,FIELD=VALUE...]`` as the phase's name and its form values."""
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) < 3 or not parts[0]:
+        raise CommandError(f"--phase {text!r}: give NAME,OPENS,CLOSES[,FIELD=VALUE...]")
+    values = {"name": parts[0], "opens": parts[1], "closes": parts[2]}
+    fields = set(PhaseForm._meta.fields) - set(values)
+    for extra in parts[3:]:
+        field, _, value = extra.partition("=")
+        if field not in fields or not value:
+            known = ", ".join(sorted(fields))
+            raise CommandError(f"--phase {parts[0]}: {extra!r} is not FIELD=VALUE ({known})")
+        values[field] = value
+    return parts[0], values
+
+
+def form_error(form, prefix: str = "") -> CommandError:
+    """The form's first error, named by the option (or after ``prefix``)."""
+    field, messages = next(iter(form.errors.items()))
+    if field == "__all__":
+        return CommandError(f"{prefix}{messages[0]}")
+    if prefix:
+        return CommandError(f"{prefix}{field}: {messages[0]}")
+    option = "--" + OPTIONS.get(field, field).replace("_", "-")
+    return CommandError(f"{option}: {messages[0]}")
 
 
 class Command(BaseCommand):
@@ -32,21 +78,22 @@ class Command(BaseCommand):
             metavar="ID",
             help="an ir_datasets id: its queries as needs, its qrels as judgments",
         )
-        parser.add_argument("--primary-measure", default=None)
-        parser.add_argument("--relevance-level", type=int, default=None)
+        parser.add_argument("--primary-measure", help="either name system (nDCG@10)")
+        parser.add_argument("--shown-measures", help="the board's columns: 'P@10, map'")
+        parser.add_argument("--tested-measures", help="tested for every pair besides the primary")
+        parser.add_argument("--relevance-level", type=int, help="trec_eval's -l")
+        parser.add_argument("--max-depth", type=int, help="trec_eval's -M")
+        parser.add_argument("--daily-limit", type=int, help="runs per participant per UTC day")
+        parser.add_argument("--final-runs", type=int, help="final runs per team")
+        parser.add_argument(
+            "--phase",
+            action="append",
+            default=[],
+            metavar="NAME,OPENS,CLOSES[,FIELD=VALUE...]",
+            help="a phase, e.g. 'Test,2026-12-01T00:00Z,2026-12-15T00:00Z,daily_limit=2'",
+        )
 
-    def handle(
-        self,
-        *args,
-        slug: str,
-        title: str,
-        needs,
-        qrels,
-        primary_measure,
-        relevance_level,
-        ir_datasets=None,
-        **options,
-    ) -> None:
+    def handle(self, *args, slug, title, needs, qrels, ir_datasets=None, **options) -> None:
         dataset = None
         if ir_datasets:
             if needs or qrels:
@@ -60,40 +107,50 @@ class Command(BaseCommand):
             title = title or ir_datasets
         if not slug:
             raise CommandError("give the benchmark a slug (optional only with --ir-datasets)")
-        if primary_measure:  # either name system, stored as its column (as the admin does)
-            try:
-                primary_measure = resolve(primary_measure).column
-            except UnknownMeasure as error:
-                raise CommandError(f"--primary-measure: {error}") from error
+        settings = {name: options[name] for name in SETTINGS if options.get(name) is not None}
+        phases = [parse_phase(text) for text in options.get("phase") or []]
         for option, path in (("--needs", needs), ("--qrels", qrels)):
             if path and not os.access(path, os.R_OK):
                 reason = "no such file" if not os.path.exists(path) else "not readable"
                 raise CommandError(f"{option} {path}: {reason}")
         try:  # all or nothing: a file that fails halfway leaves no benchmark and no needs
             with transaction.atomic():
-                self.load(slug, title, needs, qrels, primary_measure, relevance_level, dataset)
+                benchmark = self.settle(slug, title, settings)
+                for name, values in phases:
+                    self.phase(benchmark, name, values)
+                self.load(benchmark, needs, qrels, dataset)
         except TrecFormatError as error:
             raise CommandError(str(error)) from error
         except OSError as error:
             raise CommandError(f"{error.filename or 'file'}: {error.strerror or error}") from error
 
-    def load(self, slug, title, needs, qrels, primary_measure, relevance_level, dataset) -> None:
-        benchmark, created = Benchmark.objects.get_or_create(
-            slug=slug, defaults={"title": title or slug}
-        )
-        changed = []
-        if title and not created and benchmark.title != title:
-            benchmark.title = title
-            changed.append("title")
-        if primary_measure:
-            benchmark.primary_measure = primary_measure
-            changed.append("primary_measure")
-        if relevance_level is not None:
-            benchmark.relevance_level = relevance_level
-            changed.append("relevance_level")
-        if changed:
-            benchmark.save(update_fields=changed)
-        self.stdout.write(f"{'created' if created else 'updating'} benchmark {slug}")
+    def settle(self, slug: str, title: str, settings: dict) -> Benchmark:
+        """The benchmark, created or with its settings changed, as the admin's form takes
+        them; a change that calls for rescoring or tests queues them."""
+        benchmark = Benchmark.objects.filter(slug=slug).first()
+        values = {"slug": slug, "title": title or (benchmark.title if benchmark else slug)}
+        fields = {option: field for field, option in OPTIONS.items()}
+        values.update({fields.get(option, option): value for option, value in settings.items()})
+        form = filled_benchmark_form(values, benchmark)
+        if not form.is_valid():
+            raise form_error(form)
+        self.stdout.write(f"{'updating' if benchmark else 'created'} benchmark {slug}")
+        saved = form.save()
+        if benchmark is not None:
+            rescored, compared = settings_changed(saved, form.changed_data)
+            if rescored or compared:
+                self.stdout.write(f"  queued: {rescored} runs to rescore, {compared} to test")
+        return saved
+
+    def phase(self, benchmark: Benchmark, name: str, values: dict) -> None:
+        phase = benchmark.phases.filter(name=name).first() or Phase(benchmark=benchmark)
+        form = phase_form(phase, values)
+        if not form.is_valid():
+            raise form_error(form, f"--phase {name}: ")
+        saved = form.save()
+        self.stdout.write(f"  phase {saved}")
+
+    def load(self, benchmark: Benchmark, needs, qrels, dataset) -> None:
         if dataset is not None:
             count, judgments = load_dataset(benchmark, dataset)
             self.stdout.write(

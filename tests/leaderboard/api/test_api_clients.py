@@ -104,10 +104,10 @@ def test_a_generated_client_submits_polls_and_reads_the_leaderboard(
 
 SCHEMATHESIS_CONFIG = """
 # Files: a file the schema allows (any bytes) may still not be a TREC run, needs or
-# judgments file, and a benchmark made from random fields may name unknown measures: a 400
-# that names the problem, documented as such.
+# judgments file, and a benchmark made or changed from random fields may name unknown
+# measures: a 400 that names the problem, documented as such.
 [[operations]]
-include-operation-id = ["loadNeeds", "loadJudgments", "createBenchmark"]
+include-operation-id = ["loadNeeds", "loadJudgments", "createBenchmark", "updateBenchmark"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "413", "429"]
 
 # A run: the file as above; and an Idempotency-Key the caller already used on another
@@ -120,6 +120,12 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403",
 # scored runs, are documented 400s naming the reason.
 [[operations]]
 include-operation-id = ["getFinalRuns", "setFinalRuns"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
+
+# Phases: one that overlaps another or closes before it opens is a documented 400, a name
+# the benchmark has already a documented 409.
+[[operations]]
+include-operation-id = ["addPhase", "updatePhase"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
 
 # Significance: the schema's measures are the catalog's, a benchmark tests a subset of them

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 
 import pytest
@@ -134,3 +135,78 @@ def test_load_demo_prints_one_line_per_benchmark_and_no_warning(
     assert "cannot reach p < 0.05" in lines[0]  # the few-needs fact, said once in words
     for text in (out.getvalue(), printed.out):
         assert "Warning" not in text and ".py:" not in text and "Traceback" not in text
+
+
+def test_load_benchmark_sets_phases_limits_measures_and_final_runs(db):
+    out = io.StringIO()
+    call_command(
+        "load_benchmark",
+        "camp",
+        "--needs",
+        str(DEMO / "needs.tsv"),
+        "--shown-measures",
+        "P@10, map",
+        "--tested-measures",
+        "RR@10",
+        "--daily-limit",
+        "4",
+        "--final-runs",
+        "2",
+        "--max-depth",
+        "100",
+        "--phase",
+        "Dev,2026-12-01T00:00Z,2026-12-10T00:00Z",
+        "--phase",
+        "Test,2026-12-10T00:00,2026-12-20T12:00,daily_limit=2,final_runs=1,board=hidden",
+        stdout=out,
+    )
+    camp = Benchmark.objects.get(slug="camp")
+    assert (camp.shown_measures, camp.significance_measures) == (
+        ["P_10", "map"],
+        ["recip_rank_cut_10"],
+    )
+    assert (camp.daily_limit, camp.final_runs, camp.max_depth) == (4, 2, 100)
+    dev, test = camp.phases.order_by("opens")
+    assert (dev.name, dev.closes) == ("Dev", dt.datetime(2026, 12, 10, tzinfo=dt.UTC))
+    assert (test.opens, test.closes) == (
+        dt.datetime(2026, 12, 10, tzinfo=dt.UTC),  # no offset: UTC
+        dt.datetime(2026, 12, 20, 12, tzinfo=dt.UTC),
+    )
+    assert (test.daily_limit, test.final_runs, test.board) == (2, 1, "hidden")
+    assert "phase Test (2026-12-10 00:00 UTC to 2026-12-20 12:00 UTC)" in out.getvalue()
+    # Again with a phase of the same name: it changes; the other stays.
+    call_command(
+        "load_benchmark", "camp", "--phase", "Test,2026-12-10,2026-12-21", stdout=io.StringIO()
+    )
+    assert camp.phases.get(name="Test").closes == dt.datetime(2026, 12, 21, tzinfo=dt.UTC)
+    assert camp.phases.count() == 2
+
+
+@pytest.mark.parametrize(
+    "phase, message",
+    [
+        (
+            "Late,2026-12-05T00:00Z,2026-12-30T00:00Z",
+            "--phase Late: This phase overlaps the phase Dev",
+        ),
+        ("Back,2027-01-05T00:00Z,2027-01-01T00:00Z", "--phase Back: closes: A phase must close"),
+        ("Bad,tomorrow,2027-01-01T00:00Z", "--phase Bad: opens: Enter a valid date/time"),
+        ("Two,2027-01-05", "give NAME,OPENS,CLOSES"),
+        ("Odd,2027-01-05,2027-01-06,colour=blue", "'colour=blue' is not FIELD=VALUE"),
+    ],
+)
+def test_load_benchmark_refuses_a_bad_phase_and_stores_nothing(db, tmp_path, phase, message):
+    with pytest.raises(CommandError, match=message):
+        call_command(
+            "load_benchmark",
+            "camp",
+            "--needs",
+            str(DEMO / "needs.tsv"),
+            "--phase",
+            "Dev,2026-12-01T00:00Z,2026-12-10T00:00Z",
+            "--phase",
+            phase,
+            stdout=io.StringIO(),
+        )
+    assert not Benchmark.objects.filter(slug="camp").exists()
+    assert not InformationNeed.objects.exists()

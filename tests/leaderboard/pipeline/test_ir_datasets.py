@@ -215,7 +215,7 @@ def test_the_client_command_creates_a_benchmark_from_an_id(
     monkeypatch.setenv("RRL_URL", live_server.url)
     monkeypatch.setenv("RRL_TOKEN", secret)
     code = cli.main(
-        ["create-benchmark", "dl19", "--title", "DL 19", "--ir-datasets", offline_dataset]
+        ["benchmark", "create", "dl19", "--title", "DL 19", "--ir-datasets", offline_dataset]
     )
     assert code == 0, capsys.readouterr().err
     assert "Created dl19 (4 needs)" in capsys.readouterr().out

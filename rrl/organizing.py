@@ -1,0 +1,228 @@
+"""The organizers' ``rrl`` commands: a benchmark's settings, its phases, needs, judgments,
+rescoring. Each needs a full token of an organizer of the benchmark (staff to create one).
+
+    rrl benchmark create robust04 --title "Robust 2004" --primary-measure nDCG@10 \\
+        --shown-measures "P@10 map" --daily-limit 5 --final-runs 2 --no-open
+    rrl benchmark update robust04 --description @about.md --open
+    rrl phase add robust04 Test --opens 2026-12-01T00:00Z --closes 2026-12-15T00:00Z \\
+        --daily-limit 2 --final-runs 2
+    rrl phase list robust04 ; rrl phase update robust04 Test --closes 2026-12-16T00:00Z
+    rrl phase delete robust04 Test
+    rrl needs robust04 topics.txt ; rrl judgments robust04 qrels-v2.txt --note "assessed pool"
+    rrl rescore robust04
+
+A text option given as ``@FILE`` (``--description @about.md``) is read from that file.
+Times are ISO 8601; without an offset they are UTC.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rrl.output import print_json, print_table
+
+# Option -> the API's field, for the benchmark's settings.
+SETTINGS = {
+    "title": str,
+    "description": str,
+    "rules": str,
+    "data_description": str,
+    "primary_measure": str,
+    "shown_measures": str,
+    "tested_measures": str,
+    "interpolation": str,
+    "relevance_level": int,
+    "max_depth": int,
+    "daily_limit": int,
+    "final_runs": int,
+    "pool_depth": int,
+}
+PHASE_LIMITS = ("daily_limit", "total_limit", "team_daily_limit", "team_total_limit")
+
+
+def limit(value: str) -> int | None:
+    """A limit, or ``none`` for no limit of the phase's own."""
+    if value.lower() == "none":
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number or 'none', not {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("a limit is 0 or more")
+    return number
+
+
+def add_commands(commands) -> None:
+    """The organizers' subcommands on the ``rrl`` parser's ``commands``."""
+    benchmark = commands.add_parser("benchmark", help="Organizers: create or change a benchmark.")
+    actions = benchmark.add_subparsers(dest="benchmark_command", required=True, metavar="ACTION")
+    create = actions.add_parser("create", help="A new benchmark (staff).")
+    update = actions.add_parser("update", help="Change settings; others keep their values.")
+    for parser in (create, update):
+        parser.add_argument("slug")
+        for name, kind in SETTINGS.items():
+            flag = "--" + name.replace("_", "-")
+            parser.add_argument(flag, type=kind, required=parser is create and name == "title")
+        parser.add_argument("--open", action=argparse.BooleanOptionalAction, default=None)
+        parser.add_argument("--published", action=argparse.BooleanOptionalAction, default=None)
+    create.add_argument("--ir-datasets", help="An ir_datasets id: its queries and qrels.")
+
+    phase = commands.add_parser("phase", help="Organizers: a benchmark's phases.")
+    actions = phase.add_subparsers(dest="phase_command", required=True, metavar="ACTION")
+    actions.add_parser("list", help="The phases.").add_argument("benchmark")
+    add = actions.add_parser("add", help="A new phase (it may not overlap another).")
+    update = actions.add_parser("update", help="Change a phase; others keep their values.")
+    for parser in (add, update):
+        parser.add_argument("benchmark")
+        parser.add_argument("name")
+        parser.add_argument("--opens", required=parser is add, help="ISO 8601; UTC by default.")
+        parser.add_argument("--closes", required=parser is add)
+        for name in PHASE_LIMITS:
+            parser.add_argument(
+                "--" + name.replace("_", "-"), type=limit, default=argparse.SUPPRESS
+            )
+        parser.add_argument("--final-runs", type=limit, default=argparse.SUPPRESS)
+        parser.add_argument("--board", choices=["public", "owners", "hidden"])
+    update.add_argument("--rename", metavar="NAME", help="A new name for the phase.")
+    delete = actions.add_parser("delete", help="Delete a phase (its runs stay).")
+    delete.add_argument("benchmark")
+    delete.add_argument("name")
+
+    needs = commands.add_parser("needs", help="Organizers: load needs (TSV or TREC topics).")
+    needs.add_argument("benchmark")
+    needs.add_argument("file")
+    judgments = commands.add_parser(
+        "judgments", help="Organizers: a qrels file as the next judgments version."
+    )
+    judgments.add_argument("benchmark")
+    judgments.add_argument("file")
+    judgments.add_argument("--note", default="", help="What this version is.")
+    rescore = commands.add_parser("rescore", help="Organizers: rescore every run.")
+    rescore.add_argument("benchmark")
+
+
+def _text(value: str) -> str:
+    return Path(value[1:]).read_text(encoding="utf-8") if value.startswith("@") else value
+
+
+def _settings(args) -> dict:
+    fields = {}
+    for name in SETTINGS:
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if name.endswith("_measures"):
+            value = value.replace(",", " ").split()
+        elif isinstance(value, str):
+            value = _text(value)
+        fields[name] = value
+    for name in ("open", "published"):
+        if getattr(args, name) is not None:
+            fields[name] = getattr(args, name)
+    return fields
+
+
+def benchmark(client, args, path) -> int:
+    fields = _settings(args)
+    if args.benchmark_command == "create":
+        title = fields.pop("title")
+        made = client.create_benchmark(args.slug, title, ir_datasets=args.ir_datasets, **fields)
+        if args.json:
+            return print_json(made)
+        print(f"Created {made['slug']} ({made['num_needs']} needs): {made['page']}")
+        return 0
+    changed = client.update_benchmark(args.slug, **fields)
+    if args.json:
+        return print_json(changed)
+    print(f"Updated {changed['slug']}: {changed['page']}")
+    if changed["rescoring"]:
+        print(f"{changed['rescoring']} runs queued for rescoring.")
+    if changed["testing"]:
+        print(f"{changed['testing']} runs queued for the new tests.")
+    return 0
+
+
+def _phase_fields(args) -> dict:
+    fields = {n: getattr(args, n) for n in (*PHASE_LIMITS, "final_runs") if hasattr(args, n)}
+    for name in ("opens", "closes", "board"):
+        if getattr(args, name) is not None:
+            fields[name] = getattr(args, name)
+    return fields
+
+
+def phase(client, args, path) -> int:
+    if args.phase_command == "list":
+        found = client.phases(args.benchmark)
+        if args.json:
+            return print_json(found)
+        rows = [
+            (
+                p["name"],
+                p["opens"],
+                p["closes"],
+                *("" if p[n] is None else p[n] for n in (*PHASE_LIMITS, "final_runs")),
+                p["board"],
+            )
+            for p in found
+        ]
+        header = ("phase", "opens", "closes", "daily", "total", "team daily", "team total")
+        print_table((*header, "final runs", "board"), rows)
+        return 0
+    if args.phase_command == "delete":
+        client.delete_phase(args.benchmark, args.name)
+        print(f"Deleted the phase {args.name} of {args.benchmark}.")
+        return 0
+    fields = _phase_fields(args)
+    if args.phase_command == "add":
+        opens, closes = fields.pop("opens"), fields.pop("closes")
+        saved = client.add_phase(args.benchmark, args.name, opens, closes, **fields)
+    else:
+        if args.rename:
+            fields["name"] = args.rename
+        saved = client.update_phase(args.benchmark, args.name, **fields)
+    if args.json:
+        return print_json(saved)
+    print(f"Phase {saved['name']} of {args.benchmark}: {saved['opens']} to {saved['closes']}")
+    return 0
+
+
+def needs(client, args, path) -> int:
+    loaded = client.load_needs(args.benchmark, args.file)
+    if args.json:
+        return print_json(loaded)
+    print(f"Loaded {loaded['loaded']} needs into {loaded['benchmark']}.")
+    return 0
+
+
+def judgments(client, args, path) -> int:
+    loaded = client.load_judgments(args.benchmark, args.file, note=args.note)
+    if args.json:
+        return print_json(loaded)
+    if not loaded["created"]:
+        print(f"{args.file} is {loaded['benchmark']}'s judgments v{loaded['version']} already.")
+        return 0
+    print(
+        f"Judgments v{loaded['version']} of {loaded['benchmark']}: {loaded['num_judged']} "
+        f"judgments of {loaded['num_needs']} needs, {loaded['num_relevant']} relevant."
+    )
+    print(f"{loaded['queued']} runs queued for rescoring; the board switches when all are done.")
+    return 0
+
+
+def rescore(client, args, path) -> int:
+    queued = client.rescore(args.benchmark)
+    if args.json:
+        return print_json(queued)
+    print(f"{queued['queued']} runs of {queued['benchmark']} queued for rescoring.")
+    return 0
+
+
+COMMANDS = {
+    "benchmark": benchmark,
+    "phase": phase,
+    "needs": needs,
+    "judgments": judgments,
+    "rescore": rescore,
+}
