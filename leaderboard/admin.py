@@ -237,7 +237,11 @@ class JudgmentsAdmin(OrganizerScoped, admin.ModelAdmin):
         "num_relevant",
         "created",
     ]
-    exclude = ["need_ids"]
+    exclude = ["need_ids", "part", "parent"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # the uploaded versions; their public and private parts follow the benchmark's split
+        return super().get_queryset(request).filter(part="")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # new versions come from the benchmark form's qrels upload

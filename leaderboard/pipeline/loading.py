@@ -72,7 +72,11 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
     with transaction.atomic():
         Benchmark.objects.select_for_update().get(pk=benchmark.pk)
         version = (
-            benchmark.judgments.versions().order_by("-version").values_list("version", flat=True).first() or 0
+            benchmark.judgments.versions()
+            .order_by("-version")
+            .values_list("version", flat=True)
+            .first()
+            or 0
         ) + 1
         judgments = Judgments(
             benchmark=benchmark,
@@ -90,6 +94,7 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
         save(judgments.file, os.path.basename(name), File(stream))
         try:
             judgments.save()
+            judgments.ensure_parts()  # a split benchmark's new version has its parts too
             known = set(benchmark.needs.values_list("need_id", flat=True))
             InformationNeed.objects.bulk_create(
                 [
