@@ -3,7 +3,17 @@
 from django.urls import path, re_path
 
 from leaderboard import converters  # noqa: F401 (registers <id:>)
-from leaderboard.api import campaigns, compare, organizers, owners, submit, tokens, uploads, views
+from leaderboard.api import (
+    campaigns,
+    compare,
+    organizers,
+    owners,
+    splits,
+    submit,
+    tokens,
+    uploads,
+    views,
+)
 from leaderboard.api.docs import Schema, docs
 from leaderboard.api.errors import not_found
 
@@ -60,6 +70,7 @@ urlpatterns = [
         campaigns.PoolExport.as_view(),
         name="api_pool_export",
     ),
+    path("benchmarks/<slug:slug>/split/", splits.Split.as_view(), name="api_split"),
     path("benchmarks/<slug:slug>/rescore/", organizers.Rescore.as_view(), name="api_rescore"),
     path("submissions/", views.SubmissionList.as_view(), name="api_submissions"),
     path(
