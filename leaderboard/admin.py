@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -32,7 +33,12 @@ from leaderboard.pipeline.loading import (
     queue_measure_tests,
     rescore_benchmark,
 )
-from leaderboard.pipeline.tasks import health_changed, queue_comparisons, queue_rescore
+from leaderboard.pipeline.tasks import (
+    health_changed,
+    queue_comparisons,
+    queue_rescore,
+    queue_split,
+)
 
 JUDGMENTS_NOT_STORED = (
     "The file store is not answering, so the judgments file was not stored (the rest "
@@ -181,6 +187,18 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
                 f"v{judgments.version}: {judgments.num_judged} judgments of "
                 f"{judgments.num_needs} needs; runs queued for rescoring.",
             )
+        split = form.cleaned_data.get("split")
+        if split is not None:
+            try:
+                if benchmark.set_split(*split):
+                    queue_split(benchmark)
+                    self.message_user(
+                        request,
+                        f"{len(benchmark.private_needs)} private needs; the scored runs' "
+                        "public and private scores are being derived.",
+                    )
+            except ValidationError as error:
+                self.message_user(request, " ".join(error.messages), messages.ERROR)
         needs = form.cleaned_data.get("needs_file")
         if needs:
             count = load_needs(benchmark, needs, os.path.basename(needs.name))

@@ -104,6 +104,15 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("id", type=int, nargs="?", help="Default: the newest pool.")
     export.add_argument("-o", "--output", help="Where to write it.")
 
+    split = commands.add_parser(
+        "split", help="Organizers: the needs kept private until the reveal (none: show them)."
+    )
+    split.add_argument("benchmark")
+    split.add_argument("needs", nargs="*", metavar="NEED_ID", help="The private needs.")
+    split.add_argument("--fraction", type=float, help="Draw this share of the needs instead.")
+    split.add_argument("--seed", type=int, help="The draw's seed (default: the site draws one).")
+    split.add_argument("--clear", action="store_true", help="No private needs.")
+
     create = commands.add_parser(
         "create-benchmark", help="Organizers: a new benchmark, e.g. from an ir_datasets id."
     )
@@ -357,6 +366,33 @@ def pool(client, args, path) -> int:
     return 0
 
 
+def split(client, args, path) -> int:
+    if sum(map(bool, (args.needs, args.fraction is not None, args.clear))) > 1:
+        return _fail("give need ids, --fraction or --clear, one of them", 2)
+    if args.seed is not None and args.fraction is None:
+        return _fail("--seed draws with --fraction only", 2)
+    if args.needs or args.clear:
+        answer = client.set_split(args.benchmark, [] if args.clear else args.needs)
+    elif args.fraction is not None:
+        answer = client.set_split(args.benchmark, fraction=args.fraction, seed=args.seed)
+    else:
+        answer = client.split(args.benchmark)
+    if args.json:
+        return _print_json(answer)
+    private, public = answer["private_needs"], answer["public_needs"]
+    drawn = (
+        f", drawn as {answer['fraction']} with seed {answer['seed']}"
+        if answer["fraction"] is not None
+        else ""
+    )
+    print(f"{answer['benchmark']}: {len(private)} private and {len(public)} public needs{drawn}")
+    if private:
+        print("private: " + " ".join(private))
+    if answer.get("queued"):
+        print("The scored runs' public and private scores are being derived.")
+    return 0
+
+
 def create_benchmark(client, args, path) -> int:
     fields = {"primary_measure": args.primary_measure} if args.primary_measure else {}
     made = client.create_benchmark(args.slug, args.title, ir_datasets=args.ir_datasets, **fields)
@@ -378,6 +414,7 @@ COMMANDS = {
     "final": final,
     "results": results,
     "pool": pool,
+    "split": split,
     "create-benchmark": create_benchmark,
 }
 

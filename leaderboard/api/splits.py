@@ -99,6 +99,10 @@ class Split(ApiView):
     parser_classes = [JSONParser]
     serializer_class = SplitSerializer
 
+    def get_object(self):
+        """The benchmark (what OPTIONS asks for before it describes the PUT)."""
+        return organised_or_404(self.request, self.kwargs["slug"])
+
     @extend_schema(
         operation_id="getSplit",
         summary="The benchmark's private needs (organizers)",

@@ -83,6 +83,10 @@ def test_anyone_else_gets_a_404_and_learns_nothing(client, organised, organizer,
         assert "atwood" not in answer.content.decode()
         assert body["error"]
     error_of(client.get(URL), 401)
+    for user in (organizer, participant):  # OPTIONS describes the PUT to organizers only
+        options = client.options(URL, headers=bearer(user))
+        assert options.status_code == 200
+        assert ("PUT" in options.json().get("actions", {})) is (user == organizer)
     organised.refresh_from_db()
     assert organised.private_needs == ["atwood"]
 
