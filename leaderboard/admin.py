@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -34,7 +35,12 @@ from leaderboard.pipeline.loading import (
     rescore_benchmark,
     settings_changed,
 )
-from leaderboard.pipeline.tasks import health_changed, queue_comparisons, queue_rescore
+from leaderboard.pipeline.tasks import (
+    health_changed,
+    queue_comparisons,
+    queue_rescore,
+    queue_split,
+)
 
 JUDGMENTS_NOT_STORED = (
     "The file store is not answering, so the judgments file was not stored (the rest "
@@ -188,6 +194,18 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
                 f"v{judgments.version}: {judgments.num_judged} judgments of "
                 f"{judgments.num_needs} needs; runs queued for rescoring.",
             )
+        split = form.cleaned_data.get("split")
+        if split is not None:
+            try:
+                if benchmark.set_split(*split):
+                    queue_split(benchmark)
+                    self.message_user(
+                        request,
+                        f"{len(benchmark.private_needs)} private needs; the scored runs' "
+                        "public and private scores are being derived.",
+                    )
+            except ValidationError as error:
+                self.message_user(request, " ".join(error.messages), messages.ERROR)
         needs = form.cleaned_data.get("needs_file")
         if needs:
             count = load_needs(benchmark, needs, os.path.basename(needs.name))
@@ -244,7 +262,11 @@ class JudgmentsAdmin(OrganizerScoped, admin.ModelAdmin):
         "num_relevant",
         "created",
     ]
-    exclude = ["need_ids"]
+    exclude = ["need_ids", "part", "parent"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # the uploaded versions; their public and private parts follow the benchmark's split
+        return super().get_queryset(request).filter(part="")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # new versions come from the benchmark form's qrels upload

@@ -22,6 +22,7 @@ from django.forms.models import model_to_dict
 from evaluation.measures import UnknownMeasure, resolve
 from evaluation.trec import TrecFormatError, read_needs, read_qrels
 from leaderboard.models import Benchmark, Phase
+from leaderboard.models.splits import checked_private, draw_private
 from leaderboard.pipeline.datasets import DatasetError, dataset_files
 from leaderboard.pipeline.files import max_uncompressed_bytes
 
@@ -121,6 +122,30 @@ class BenchmarkForm(forms.ModelForm):
         help_text=Benchmark._meta.get_field("pool_depth").help_text,
     )
 
+    private_need_ids = forms.CharField(
+        label="Private needs",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text="Need ids of the latest judgments whose scores stay hidden until the "
+        "reveal, separated by commas or spaces; at least one need stays public. Empty: no "
+        "split. Runs already scored get their public and private scores in the background.",
+    )
+    draw_fraction = forms.FloatField(
+        label="Or draw a fraction",
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        help_text="Instead of listing them: this share of the judged needs drawn as private "
+        "with the seed below (the list above is then what was drawn).",
+    )
+    draw_seed = forms.IntegerField(
+        label="Seed of the draw",
+        required=False,
+        min_value=0,
+        max_value=2**63 - 1,
+        help_text="Empty: one is drawn and kept, so the split can be drawn again.",
+    )
+
     class Meta:
         model = Benchmark
         fields = [
@@ -141,6 +166,9 @@ class BenchmarkForm(forms.ModelForm):
             "daily_limit",
             "final_runs",
             "published",
+            "final_needs",
+            "reveal_at",
+            "anonymous",
             "organizers",
         ]
 
@@ -167,6 +195,37 @@ class BenchmarkForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["interpolation"].required = False
         self.fields["final_runs"].required = False
+        self.fields["final_needs"].required = False
+        self.fields["private_need_ids"].initial = ", ".join(self.instance.private_needs or [])
+        self.fields["draw_fraction"].initial = self.instance.split_fraction
+        self.fields["draw_seed"].initial = self.instance.split_seed
+
+    def clean_final_needs(self) -> str:
+        return self._kept("final_needs")
+
+    def _clean_split(self, cleaned: dict) -> None:
+        """``cleaned["split"]``: the arguments of ``Benchmark.set_split`` when the split
+        fields changed (checked here against the latest judgments), else absent."""
+        changed = set(self.changed_data)
+        drawn = {"draw_fraction", "draw_seed"} & changed and cleaned.get("draw_fraction")
+        if not drawn and "private_need_ids" not in changed:
+            return
+        latest = self.instance.latest_judgments if self.instance.pk else None
+        needs = latest.need_ids if latest else []
+        try:
+            if drawn:
+                if latest is None:
+                    raise forms.ValidationError("Load judgments first: there is nothing to draw.")
+                draw_private(needs, cleaned["draw_fraction"], cleaned.get("draw_seed") or 0)
+                cleaned["split"] = (None, cleaned["draw_fraction"], cleaned.get("draw_seed"))
+            else:
+                ids = (cleaned.get("private_need_ids") or "").replace(",", " ").split()
+                if ids and latest is None:
+                    raise forms.ValidationError("Load judgments first: their needs are not known.")
+                cleaned["split"] = (checked_private(needs, ids), None, None)
+        except forms.ValidationError as error:
+            field = "draw_fraction" if drawn else "private_need_ids"
+            self.add_error(field, error.messages)
 
     def clean_final_runs(self) -> int:
         return self._kept("final_runs")
@@ -195,6 +254,7 @@ class BenchmarkForm(forms.ModelForm):
         cleaned = super().clean()
         self._validate("needs_file", read_needs)
         self._validate("qrels_file", read_qrels)
+        self._clean_split(cleaned)
         dataset_id = (cleaned.get("ir_datasets_id") or "").strip()
         if dataset_id and (cleaned.get("needs_file") or cleaned.get("qrels_file")):
             self.add_error("ir_datasets_id", "Give either an ir_datasets id or files, not both.")

@@ -25,6 +25,7 @@ QUEUE_SETTINGS = {
     "leaderboard.tasks.score_submission": "CELERY_SCORE_QUEUE",
     "leaderboard.tasks.compare_submission": "CELERY_COMPARE_QUEUE",
     "leaderboard.tasks.compute_health": "CELERY_COMPARE_QUEUE",  # after comparing
+    "leaderboard.tasks.split_results": "CELERY_COMPARE_QUEUE",  # stored results, no run file
 }
 
 

@@ -317,6 +317,32 @@ class Client:
         target.write_bytes(self._request("GET", url).content)
         return target
 
+    def split(self, benchmark: str) -> dict:
+        """The benchmark's private needs (``["private_needs"]``) and how they were drawn
+        (organizers only: a 404 for anyone else)."""
+        return self._json("GET", f"/api/benchmarks/{benchmark}/split/")
+
+    def set_split(
+        self,
+        benchmark: str,
+        private_needs: list[str] | None = None,
+        *,
+        fraction: float | None = None,
+        seed: int | None = None,
+    ) -> dict:
+        """Set the private needs: listed (``[]`` clears the split), or ``fraction`` of the
+        judged needs drawn with ``seed`` (drawn by the site when None, and stored)."""
+        if (private_needs is None) == (fraction is None):
+            raise ValueError("give either private_needs or fraction")
+        body: dict[str, Any] = {}
+        if private_needs is not None:
+            body["private_needs"] = [str(need) for need in private_needs]
+        else:
+            body["fraction"] = float(fraction)
+            if seed is not None:
+                body["seed"] = int(seed)
+        return self._json("PUT", f"/api/benchmarks/{benchmark}/split/", json=body)
+
     def create_benchmark(
         self, slug: str, title: str, *, ir_datasets: str | None = None, **fields: Any
     ) -> dict:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rrl.output import print_json, print_table
+from rrl.output import fail, print_json, print_table
 
 # Option -> the API's field, for the benchmark's settings.
 SETTINGS = {
@@ -101,6 +101,14 @@ def add_commands(commands) -> None:
     judgments.add_argument("--note", default="", help="What this version is.")
     rescore = commands.add_parser("rescore", help="Organizers: rescore every run.")
     rescore.add_argument("benchmark")
+    split = commands.add_parser(
+        "split", help="Organizers: the needs kept private until the reveal (none: show them)."
+    )
+    split.add_argument("benchmark")
+    split.add_argument("needs", nargs="*", metavar="NEED_ID", help="The private needs.")
+    split.add_argument("--fraction", type=float, help="Draw this share of the needs instead.")
+    split.add_argument("--seed", type=int, help="The draw's seed (default: the site draws one).")
+    split.add_argument("--clear", action="store_true", help="No private needs.")
 
 
 def _text(value: str) -> str:
@@ -219,10 +227,38 @@ def rescore(client, args, path) -> int:
     return 0
 
 
+def split(client, args, path) -> int:
+    if sum(map(bool, (args.needs, args.fraction is not None, args.clear))) > 1:
+        return fail("give need ids, --fraction or --clear, one of them", 2)
+    if args.seed is not None and args.fraction is None:
+        return fail("--seed draws with --fraction only", 2)
+    if args.needs or args.clear:
+        answer = client.set_split(args.benchmark, [] if args.clear else args.needs)
+    elif args.fraction is not None:
+        answer = client.set_split(args.benchmark, fraction=args.fraction, seed=args.seed)
+    else:
+        answer = client.split(args.benchmark)
+    if args.json:
+        return print_json(answer)
+    private, public = answer["private_needs"], answer["public_needs"]
+    drawn = (
+        f", drawn as {answer['fraction']} with seed {answer['seed']}"
+        if answer["fraction"] is not None
+        else ""
+    )
+    print(f"{answer['benchmark']}: {len(private)} private and {len(public)} public needs{drawn}")
+    if private:
+        print("private: " + " ".join(private))
+    if answer.get("queued"):
+        print("The scored runs' public and private scores are being derived.")
+    return 0
+
+
 COMMANDS = {
     "benchmark": benchmark,
     "phase": phase,
     "needs": needs,
     "judgments": judgments,
     "rescore": rescore,
+    "split": split,
 }

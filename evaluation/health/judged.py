@@ -155,6 +155,22 @@ class JudgedRanks:
             line, rank = line[by], rank[by]
         return cls(line.astype(np.int32), rank.astype(np.int32), num_ret, len(qrels))
 
+    def only(self, qrels: QrelsIndex, needs) -> JudgedRanks:
+        """These ranks (on ``qrels``) as they are on the qrels of ``needs`` alone: those
+        needs' rows, with lines counted among the kept qrels lines. Equal to
+        :func:`judged_ranks` on ``QrelsIndex`` of the qrels lines of ``needs`` (in file
+        order), without the run: a benchmark's public and private parts."""
+        keep_need = np.asarray(qrels.needs.isin(list(needs)), bool)
+        keep_line = keep_need[qrels.need]
+        renumbered = np.cumsum(keep_line) - 1
+        rows = keep_line[self.line]
+        return JudgedRanks(
+            renumbered[self.line[rows]].astype(np.int32),
+            self.rank[rows].astype(np.int32),
+            self.num_ret[keep_need].astype(np.int32),
+            int(keep_line.sum()),
+        )
+
     @classmethod
     def from_bytes(cls, blob: bytes, qrels: QrelsIndex | None = None) -> JudgedRanks:
         """Unpack :meth:`to_bytes`; with ``qrels``, ValueError unless built on qrels of its

@@ -8,7 +8,8 @@
   into requests, and a request computed.
 - :mod:`evaluation.measures.evaluation`: :func:`evaluate` and :class:`Evaluation`
   (averaging, ``-c`` / ``-l`` / ``-M``, the trec_eval/JSON/CSV output),
-  :func:`relevant_ranks`, :func:`num_relevant`, :func:`interpolated_curve`.
+  :func:`relevant_ranks`, :func:`num_relevant`, :func:`interpolated_curve`, and
+  :func:`summarise_needs` (the summary of some needs from their per-need values).
 - :mod:`evaluation.measures.ranking`: :func:`trec_order`, the one place a run is
   ordered, and :func:`rank_run`, the :class:`Ranking` every measure reads.
 - :mod:`evaluation.measures.scoring`: a ranking scored and averaged as trec_eval does
@@ -46,6 +47,7 @@ from evaluation.measures.evaluation import (
     interpolated_curve,
     num_relevant,
     relevant_ranks,
+    summarise_needs,
 )
 from evaluation.measures.interpolation import (
     MODES,
@@ -77,6 +79,7 @@ __all__ = [
     "precision_recall_points",
     "rank_run",
     "relevant_ranks",
+    "summarise_needs",
     "resolve",
     "stored_measures",
     "stored_requests",

@@ -57,7 +57,7 @@ def ap(r: Ranking) -> dict[str, np.ndarray]:
 _libm_log = np.frompyfunc(math.log, 1, 1)
 
 
-def _log_floored(values: np.ndarray) -> np.ndarray:
+def log_floored(values: np.ndarray) -> np.ndarray:
     """log(max(v, 0.00001)) per need with the C library's ``log``, as trec_eval calls it.
 
     Not ``np.log``: numpy's own vectorised log (AVX-512 machines) differs from
@@ -70,7 +70,7 @@ def _log_floored(values: np.ndarray) -> np.ndarray:
 
 def gm_ap(r: Ranking) -> dict[str, np.ndarray]:
     """log(max(AP, 0.00001)) per need; the summary is exp(mean) (geometric mean)."""
-    return {"gm_map": _log_floored(average_precision(r))}
+    return {"gm_map": log_floored(average_precision(r))}
 
 
 def r_precision(r: Ranking) -> dict[str, np.ndarray]:
@@ -110,7 +110,7 @@ def bpref(r: Ranking) -> dict[str, np.ndarray]:
 
 
 def gm_bpref(r: Ranking) -> dict[str, np.ndarray]:
-    return {"gm_bpref": _log_floored(binary_preference(r))}
+    return {"gm_bpref": log_floored(binary_preference(r))}
 
 
 def reciprocal_rank(r: Ranking) -> dict[str, np.ndarray]:

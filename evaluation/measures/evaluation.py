@@ -15,7 +15,7 @@ scores and writes them as trec_eval does (or as JSON or CSV).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -26,7 +26,13 @@ from evaluation.measures.interpolation import STANDARD_LEVELS, check_mode
 from evaluation.measures.interpolation import interpolated_curve as _curve
 from evaluation.measures.ranking import Ranking, RunLines, rank_run
 from evaluation.measures.request import parse_requests
-from evaluation.measures.scoring import Layout, need_warnings, score_ranking, trec_eval_text
+from evaluation.measures.scoring import (
+    Layout,
+    need_warnings,
+    score_ranking,
+    summarise,
+    trec_eval_text,
+)
 from evaluation.trec.arrays import codes_present
 from evaluation.trec.columnar import Run, needs_present
 from evaluation.trec.inputs import as_qrels, as_run
@@ -38,6 +44,7 @@ __all__ = [
     "interpolated_curve",
     "num_relevant",
     "relevant_ranks",
+    "summarise_needs",
 ]
 
 
@@ -76,12 +83,25 @@ class Evaluation:
         index = pd.Index(self.need_ids, name="need_id", dtype="str")
         return pd.DataFrame(self.columns, index=index)
 
-    def only(self, needs: list[str]) -> Evaluation:
-        """The same evaluation restricted to ``needs`` (a subset, in order): their
-        per-need values; the summary is left as it is."""
-        keep = np.isin(np.array(self.need_ids, dtype=object), np.array(needs, dtype=object))
+    def only(self, needs: Sequence[str]) -> Evaluation:
+        """The same evaluation restricted to ``needs`` (those of them it scored, kept in
+        its order): their per-need values, and the summary averaged over them as
+        trec_eval averages (:func:`~evaluation.measures.scoring.summarise`): equal, bit
+        for bit, to evaluating the run against the qrels of those needs alone."""
+        keep = np.isin(np.array(self.need_ids, dtype=object), np.array(list(needs), dtype=object))
+        need_ids = [need for need, kept in zip(self.need_ids, keep, strict=True) if kept]
         columns = {name: values[keep] for name, values in self.columns.items()}
-        return replace(self, need_ids=list(needs), columns=columns, unprinted=frozenset())
+        counted = np.array([need not in self.unprinted for need in need_ids], dtype=bool)
+        return replace(
+            self,
+            need_ids=need_ids,
+            columns=columns,
+            summary=summarise(columns, self.summary, counted),
+            strings={
+                name: {n: t[n] for n in need_ids if n in t} for name, t in self.strings.items()
+            },
+            unprinted=self.unprinted & frozenset(need_ids),
+        )
 
     def to_trec_eval(self, per_need: bool = False, summary: bool = True) -> str:
         """trec_eval's text output (``-q`` adds the per-need lines first; ``summary``
@@ -250,6 +270,29 @@ def evaluate(
         before = [need for need in need_ids if need.encode() < abort_at.encode()]
         raise NeedWithoutRun(abort_at, result.only(before) if before else None)
     return result
+
+
+def summarise_needs(
+    per_need: pd.DataFrame,
+    names: Iterable[str],
+    interpolation: str = "exact",
+    complete: bool = True,
+) -> dict[str, float]:
+    """trec_eval's summary (``names``: e.g. a stored summary's keys) of the needs in
+    ``per_need`` (:attr:`Evaluation.per_need`, or a subset of its rows as stored), with the
+    flags it was scored with: what :meth:`Evaluation.only` gives, without the evaluation.
+
+    Under ``interpolation="trec_eval-9"`` with ``complete`` a need without run lines is
+    averaged in as 0 (9.0.8's rule); ``num_ret`` of 0 tells those needs apart, so it must
+    be a column then.
+    """
+    counted = np.ones(len(per_need), bool)
+    if check_mode(interpolation) == "trec_eval-9" and complete:
+        if "num_ret" not in per_need.columns:
+            raise ValueError("summarise_needs: trec_eval-9 with -c needs the num_ret column")
+        counted = per_need["num_ret"].to_numpy() > 0
+    columns = {name: per_need[name].to_numpy(dtype=np.float64) for name in per_need.columns}
+    return summarise(columns, names, counted)
 
 
 def relevant_ranks(

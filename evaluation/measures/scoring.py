@@ -16,12 +16,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from evaluation.measures import definitions as d
-from evaluation.measures.catalog import BOGUS_ZEROED
+from evaluation.measures.catalog import BOGUS_ZEROED, UnknownMeasure, measure_named, resolve
 from evaluation.measures.ranking import Ranking
 from evaluation.measures.request import Request, compute_request, split_params
 from evaluation.trec import threads
 
-__all__ = ["Layout", "Scores", "fmt", "need_warnings", "score_ranking", "trec_eval_text"]
+__all__ = [
+    "Layout",
+    "Scores",
+    "average",
+    "fmt",
+    "need_warnings",
+    "score_ranking",
+    "summarise",
+    "summary_kind",
+    "trec_eval_text",
+]
 
 
 # one entry per printed measure: (column, format, printed per need, printed in the summary)
@@ -109,6 +119,67 @@ def _sequential_sum(values: np.ndarray) -> float:
     return float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
+def average(kind: str, values: np.ndarray, counted: np.ndarray) -> float:
+    """trec_eval's ``all`` value of one measure from its per-need ``values`` (need order).
+
+    ``kind`` is the measure's summary (:class:`~evaluation.measures.catalog.Measure`):
+    ``"gm"`` (values are log(max(v, 0.00001))) exp of their mean; ``"sum"`` and
+    ``"num_rel"`` their sum; otherwise the mean. Only the ``counted`` needs are added up,
+    and the mean divides by all of them (trec_eval 9.0.8 with ``-c`` counts a need without
+    run lines as 0, and as log(0.00001) in a geometric mean). No need: 0.
+    """
+    n = len(values)
+    scored = values[counted]
+    if kind == "gm":
+        if n == 0:
+            return 0.0
+        total = _sequential_sum(scored) + (n - len(scored)) * math.log(d.MIN_GEO_MEAN)
+        return math.exp(total / n)
+    if kind in ("sum", "num_rel"):
+        return _sequential_sum(scored)
+    return _sequential_mean(scored, n)
+
+
+# summary-only measures and the per-need measure their per-need logs are taken of
+_GEOMETRIC = {"gm_map": "map", "gm_bpref": "bpref"}
+
+
+def summary_kind(column: str) -> str:
+    """How ``column``'s ``all`` value is formed (``Measure.summary``): ``"gm"`` for
+    ``gm_map``, ``"sum"`` for ``num_ret`` ..., ``"mean"`` for ``P_10`` and the rest."""
+    try:
+        measure = measure_named(resolve(column).measure)
+    except UnknownMeasure:  # a column of a parameterised request (ndcg with gains)
+        measure = measure_named(column) or measure_named(column.rsplit("_", 1)[0])
+    return measure.summary if measure is not None else "mean"
+
+
+def summarise(
+    columns: dict[str, np.ndarray], names: Iterable[str], counted: np.ndarray
+) -> dict[str, float]:
+    """The ``all`` values of ``names`` from per-need ``columns``, as :func:`score_ranking`
+    forms them: ``num_q`` the number of needs, ``gm_map``/``gm_bpref`` from the per-need
+    ``map``/``bpref`` (the same logs), the others by :func:`average`. ``counted``: which
+    needs are added up (all but 9.0.8's ``-c`` needs without run lines).
+
+    The summary of a subset of needs (a benchmark's public or private needs) is thus
+    the summary an evaluation against the qrels of those needs alone gives, bit for bit.
+    """
+    summary: dict[str, float] = {}
+    for name in names:
+        if name == "num_q":
+            summary[name] = float(len(counted))
+        elif name in _GEOMETRIC:
+            summary[name] = average("gm", d.log_floored(columns[_GEOMETRIC[name]]), counted)
+        elif (kind := summary_kind(name)) == "num_rel":
+            # -c's num_rel counts the relevant documents of every judged need (9.0.8's
+            # needs without run lines too); without -c every need is counted anyway
+            summary[name] = average("sum", columns[name], np.ones(len(counted), bool))
+        else:
+            summary[name] = average(kind, columns[name], counted)
+    return summary
+
+
 _NOT_COMPUTED = ("runid", "num_q", "relstring")  # written by score_ranking itself
 
 
@@ -169,18 +240,10 @@ def score_ranking(
                 # one-document ranking; trec_eval then zeroes these measures
                 value[bogus] = 0.0
             fmt = "long" if m.integer else "double"
-            scored = value[counted]
-            if m.summary == "gm":
-                total = _sequential_sum(scored) + (n - len(scored)) * math.log(d.MIN_GEO_MEAN)
-                summary[name] = math.exp(total / n)
-            elif m.summary == "sum":
-                summary[name] = _sequential_sum(scored)
-            elif m.summary == "num_rel":
-                summary[name] = (
-                    float(ranking.qrels_positive) if complete else _sequential_sum(scored)
-                )
+            if m.summary == "num_rel" and complete:
+                summary[name] = float(ranking.qrels_positive)
             else:
-                summary[name] = _sequential_mean(scored, n)
+                summary[name] = average(m.summary, value, counted)
             if m.per_need:
                 columns[name] = value
             order.append((name, fmt, m.per_need, True))

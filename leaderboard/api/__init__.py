@@ -7,6 +7,7 @@ by drf-spectacular from the views and serializers.
 - ``owners``: a participant's own run: edit, hide, show again, withdraw;
 - ``uploads``: presigned uploads straight to the bucket (start, confirm);
 - ``organizers``: creating benchmarks, loading needs and judgments, rescoring;
+- ``splits``: a benchmark's private needs (organizers only);
 - ``tokens``: logging in for a token, listing and revoking tokens;
 - ``authentication``, ``throttling``, ``errors``, ``base``, ``serializers``, ``schema``:
   the bearer tokens, rate limits, JSON errors and what the views share;

@@ -10,6 +10,7 @@ from leaderboard.api import (
     organizers,
     owners,
     phases,
+    splits,
     submit,
     tokens,
     uploads,
@@ -79,6 +80,7 @@ urlpatterns = [
         campaigns.PoolExport.as_view(),
         name="api_pool_export",
     ),
+    path("benchmarks/<slug:slug>/split/", splits.Split.as_view(), name="api_split"),
     path("benchmarks/<slug:slug>/rescore/", organizers.Rescore.as_view(), name="api_rescore"),
     path("submissions/", views.SubmissionList.as_view(), name="api_submissions"),
     path(

@@ -3,7 +3,8 @@
 A benchmark shows the results of its *current* judgments version; a new version becomes
 current only once every live run has been rescored against it (see
 ``Benchmark.promote_judgments_if_complete``), so readers never see a half-rescored
-leaderboard. Imports within ``models`` only from ``submissions`` (run statuses) and ``phases``.
+leaderboard. Imports within ``models`` only from ``submissions`` (run statuses), ``phases`` and
+``splits`` (the public/private split).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 
 from evaluation.measures import MODES, UnknownMeasure, resolve
+from leaderboard.models import splits
 from leaderboard.models.phases import Quota, Timeline, Window, quota, timeline, window
 from leaderboard.models.submissions import Submission, safe_file_name
 
@@ -213,6 +215,17 @@ class Benchmark(models.Model):
         """Whether the reveal has come: private scores, hidden boards and names shown."""
         return self.reveal_at is not None and (now or timezone.now()) >= self.reveal_at
 
+    def set_split(self, private_needs=None, fraction=None, seed=None) -> bool:
+        """Set the private needs, listed or drawn, and make every version's parts.
+
+        ``private_needs``: need ids of the latest judgments (ValidationError naming those
+        that are not), at least one need left on each side; an empty list clears the split
+        and its parts. Or ``fraction`` of the latest judged needs drawn with ``seed`` (one is
+        drawn and stored when None; see ``leaderboard.models.splits``). One transaction;
+        returns whether the private needs changed (the caller then queues the parts'
+        results, ``leaderboard.pipeline.splits``)."""
+        return splits.set_split(self, private_needs, fraction, seed)
+
     def tested_measures(self) -> list[str]:
         """Measures the workers store per-need vectors for and test every pair on: the
         primary one and the chosen ones (``map`` unless the organizer says otherwise)."""
@@ -361,6 +374,12 @@ class Judgments(models.Model):
                 fields=["benchmark", "version", "part"], name="unique_judgments_version"
             )
         ]
+
+    def ensure_parts(self) -> list[Judgments]:
+        """Create, replace or remove this version's public and private parts to match the
+        benchmark's split; a part whose needs changed is replaced, with its scores. Returns
+        the parts there are."""
+        return splits.ensure_parts(self)
 
     def __str__(self) -> str:
         part = f" ({self.part} needs)" if self.part else ""

@@ -99,6 +99,7 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
         save(judgments.file, os.path.basename(name), File(stream))
         try:
             judgments.save()
+            judgments.ensure_parts()  # a split benchmark's new version has its parts too
             known = set(benchmark.needs.values_list("need_id", flat=True))
             InformationNeed.objects.bulk_create(
                 [

@@ -26,18 +26,27 @@ from leaderboard.models import Profile, Submission
 log = logging.getLogger(__name__)
 
 
-def primary_value(submission: Submission) -> tuple[str, float | None]:
-    """The benchmark's primary measure and the run's value of it on its latest scoring."""
-    measure = submission.benchmark.primary_measure
-    result = submission.results.filter(judgments_id=submission.judgments_id).first()
+def primary_value(submission: Submission) -> tuple[str, float | None, bool]:
+    """The benchmark's primary measure, the run's value of it on its latest scoring, and
+    whether that is on the public needs only: before the reveal of a split benchmark
+    the mail tells the public part's value, never the private one nor the whole's."""
+    benchmark = submission.benchmark
+    measure = benchmark.primary_measure
+    public = benchmark.has_split and not benchmark.revealed()
+    results = submission.results.filter(judgments_id=submission.judgments_id)
+    if public:
+        results = submission.results.filter(
+            judgments__parent_id=submission.judgments_id, judgments__part="public"
+        )
+    result = results.first()
     value = (result.summary or {}).get(measure) if result else None
-    return measure, value if isinstance(value, int | float) else None
+    return measure, value if isinstance(value, int | float) else None, public
 
 
 def message_for(submission: Submission) -> tuple[str, str]:
     """The subject and the plain-text body for a run that was scored or failed."""
     scored = submission.status == Submission.Status.SCORED
-    measure, value = primary_value(submission) if scored else ("", None)
+    measure, value, public = primary_value(submission) if scored else ("", None, False)
     context = {
         "run": submission,
         "benchmark": submission.benchmark,
@@ -45,6 +54,7 @@ def message_for(submission: Submission) -> tuple[str, str]:
         "scored": scored,
         "measure": measure,
         "value": "" if value is None else f"{value:.4f}",
+        "public_only": public,
         "judgments_version": submission.judgments.version if submission.judgments else None,
         "run_url": settings.SITE_URL + submission.get_absolute_url(),
         "account_url": settings.SITE_URL + reverse("account"),

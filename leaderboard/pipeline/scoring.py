@@ -24,7 +24,7 @@ from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
 from evaluation.health import JudgedRanks, QrelsIndex
-from evaluation.measures import evaluate, relevant_ranks, stored_requests
+from evaluation.measures import evaluate, relevant_ranks, stored_requests, summarise_needs
 from evaluation.trec import TrecFormatError, read_qrels
 from evaluation.trec.columnar import needs_present, read_run
 from leaderboard.models import Judgments, MeasureVector, PoolRanks, Result, Submission
@@ -44,14 +44,24 @@ def _qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> p
 
 
 @functools.lru_cache(maxsize=4)
-def _pool_qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> QrelsIndex:
-    return QrelsIndex(_qrels_cached(stored_name, sha256, name, max_bytes))
+def _pool_qrels_cached(
+    stored_name: str, sha256: str, name: str, max_bytes: int, needs: tuple[str, ...] | None
+) -> QrelsIndex:
+    qrels = _qrels_cached(stored_name, sha256, name, max_bytes)
+    if needs is not None:  # a part: its needs' lines, in file order
+        qrels = qrels[qrels["need_id"].isin(needs)].reset_index(drop=True)
+    return QrelsIndex(qrels)
 
 
 def pool_qrels(judgments: Judgments) -> QrelsIndex:
-    """The judgments as pool bias looks runs up in them (cached as :func:`load_qrels`)."""
+    """The judgments as pool bias looks runs up in them (cached as :func:`load_qrels`);
+    a public or private part's, the lines of its needs only."""
     return _pool_qrels_cached(
-        judgments.file.name, judgments.sha256, display_name(judgments), max_uncompressed_bytes()
+        judgments.file.name,
+        judgments.sha256,
+        display_name(judgments),
+        max_uncompressed_bytes(),
+        tuple(judgments.need_ids) if judgments.part else None,
     )
 
 
@@ -102,7 +112,9 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     ranks = relevant_ranks(evaluation.ranking)  # same flags: reuse the ordering
     # pool bias's judged ranks: the ranking's judged lines (past max_depth too), no
     # second lookup of the run in the qrels nor second ordering
-    pool_ranks = JudgedRanks.of(evaluation.ranking, pool_qrels(judgments)).to_bytes()
+    whole_qrels = pool_qrels(judgments)
+    judged = JudgedRanks.of(evaluation.ranking, whole_qrels)
+    pool_ranks = judged.to_bytes()
     evaluation.ranking = None  # the ordered run (7M rows) is not kept while storing
     per_need = per_need.reindex(judgments.need_ids) if judgments.need_ids else per_need
     num_rel = per_need["num_rel"].astype(np.int64)
@@ -130,6 +142,8 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
             for measure in benchmark.tested_measures()
             if measure in per_need.columns
         )
+        for part in judgments.parts.all():  # a split's public and private needs
+            store_part(submission, part, per_need, evaluation.summary, ranks, judged, whole_qrels)
         # Only while this task still holds the claim: a run re-queued meanwhile (new
         # judgments, or the sweep after our lease ran out) belongs to another task now.
         updated = Submission.objects.filter(
@@ -153,6 +167,55 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
         submission.pk, read - started, measured - read, time.perf_counter() - measured,
     )  # fmt: skip
     return result if updated else None
+
+
+def store_part(
+    submission: Submission,
+    part: Judgments,
+    per_need: pd.DataFrame,
+    summary_names,
+    ranks: pd.DataFrame,
+    judged: JudgedRanks | None,
+    qrels: QrelsIndex | None,
+) -> Result:
+    """Store ``submission``'s result on a public or private ``part`` from its whole version's ``per_need``
+    rows (needs in the version's order), relevant ``ranks`` (need_id, rank) and judged
+    ranks on the version's ``qrels`` (None: none stored, health reads the run then).
+
+    The result is the whole one's rows of the part's needs, its summary averaged over
+    them by the engine (``summarise_needs``: what scoring against the part's qrels alone
+    gives, bit for bit), the ranks of its needs, its tested measures' vectors, and its
+    pool ranks restricted to it (``JudgedRanks.only``)."""
+    benchmark = submission.benchmark
+    rows = per_need.reindex(part.need_ids)
+    num_rel = rows["num_rel"].astype(np.int64)
+    summary = summarise_needs(rows, summary_names, benchmark.interpolation, complete=True)
+    result, _ = Result.objects.update_or_create(
+        submission=submission,
+        judgments=part,
+        defaults={
+            "summary": {key: float(value) for key, value in summary.items()},
+            "num_needs": len(rows),
+            "per_need": Result.pack_per_need(rows),
+            "ranks": Result.pack_ranks(ranks[ranks["need_id"].isin(part.need_ids)], num_rel),
+        },
+    )
+    if judged is not None and qrels is not None:
+        data = judged.only(qrels, part.need_ids).to_bytes()
+        PoolRanks.objects.update_or_create(result=result, defaults={"data": data})
+    else:
+        PoolRanks.objects.filter(result=result).delete()
+    MeasureVector.objects.filter(result=result).delete()
+    MeasureVector.objects.bulk_create(
+        MeasureVector(
+            result=result,
+            measure=measure,
+            values=rows[measure].to_numpy(dtype=np.float64).tobytes(),
+        )
+        for measure in benchmark.tested_measures()
+        if measure in rows.columns
+    )
+    return result
 
 
 def run_scoring(submission_id: int, task_id: str) -> Submission | None:

@@ -38,8 +38,15 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from evaluation.trec import TrecFormatError
-from leaderboard.models import Benchmark, BenchmarkHealth, Pool, Submission, SubmissionQuerySet
-from leaderboard.pipeline import comparing, files, health, notify, pooling, scoring
+from leaderboard.models import (
+    Benchmark,
+    BenchmarkHealth,
+    Judgments,
+    Pool,
+    Submission,
+    SubmissionQuerySet,
+)
+from leaderboard.pipeline import comparing, files, health, notify, pooling, scoring, splits
 from leaderboard.pipeline.files import StorageUnavailable
 
 log = logging.getLogger(__name__)
@@ -126,9 +133,27 @@ def compare_submission(submission_id: int, judgments_id: int) -> int:
     judgments = submission.benchmark.judgments.filter(pk=judgments_id).first()
     if judgments is None:
         return 0
-    stored = comparing.compare(submission, judgments)
-    queue_health(submission.benchmark_id, judgments_id)
+    stored = 0
+    for each in [judgments, *judgments.parts.all()]:  # a split's parts are tested apart
+        stored += comparing.compare(submission, each)
+        queue_health(submission.benchmark_id, each.pk)
     return stored
+
+
+@shared_task(
+    name="leaderboard.tasks.split_results",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    **RETRY,
+)
+def split_results(benchmark_id: int) -> int:
+    """After a split was set or changed: each scored run's public and private results,
+    from its stored whole results (``splits.derive_parts``), then their comparisons."""
+    stored = splits.derive_parts(benchmark_id)
+    for submission_id, part_id in stored:
+        transaction.on_commit(lambda pk=submission_id, j=part_id: compare_submission.delay(pk, j))
+    return len(stored)
 
 
 @shared_task(
@@ -301,6 +326,9 @@ def health_changed(*benchmarks: Benchmark) -> None:
     for benchmark in benchmarks:
         if benchmark.current_judgments_id is not None:
             queue_health(benchmark.pk, benchmark.current_judgments_id)
+            parts = Judgments.objects.filter(parent_id=benchmark.current_judgments_id)
+            for part_id in parts.values_list("pk", flat=True):
+                queue_health(benchmark.pk, part_id)
 
 
 def queue_health(benchmark_id: int, judgments_id: int) -> None:
@@ -311,6 +339,13 @@ def queue_health(benchmark_id: int, judgments_id: int) -> None:
     transaction.on_commit(
         lambda: compute_health.apply_async((benchmark_id, judgments_id, number), countdown=delay)
     )
+
+
+def queue_split(benchmark: Benchmark) -> None:
+    """Derive the parts' results of a benchmark whose split was set or changed, once the
+    transaction commits (``split_results``)."""
+    pk = benchmark.pk
+    transaction.on_commit(lambda: split_results.delay(pk))
 
 
 def queue_pool(benchmark, phase, depth: int, runs_per_team: int, user=None) -> Pool:

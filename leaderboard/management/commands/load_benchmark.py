@@ -12,11 +12,16 @@ a phase of that name already there is changed. Everything loads, or nothing is s
 
 from __future__ import annotations
 
+import argparse
+import datetime as dt
 import os
 import time
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from evaluation.trec import TrecFormatError
@@ -24,6 +29,7 @@ from leaderboard.admin_forms import PhaseForm, filled_benchmark_form, phase_form
 from leaderboard.models import Benchmark, Phase
 from leaderboard.pipeline.datasets import DatasetError, dataset_files, load_dataset
 from leaderboard.pipeline.loading import load_judgments, load_needs, settings_changed
+from leaderboard.pipeline.tasks import queue_split
 
 # The form's field -> the option that sets it (the others keep their names).
 OPTIONS = {"significance_measures": "tested_measures"}
@@ -92,6 +98,7 @@ class Command(BaseCommand):
             metavar="NAME,OPENS,CLOSES[,FIELD=VALUE...]",
             help="a phase, e.g. 'Test,2026-12-01T00:00Z,2026-12-15T00:00Z,daily_limit=2'",
         )
+        split_arguments(parser)
 
     def handle(self, *args, slug, title, needs, qrels, ir_datasets=None, **options) -> None:
         dataset = None
@@ -119,8 +126,12 @@ class Command(BaseCommand):
                 for name, values in phases:
                     self.phase(benchmark, name, values)
                 self.load(benchmark, needs, qrels, dataset)
+                if said := set_campaign_split(slug, options):
+                    self.stdout.write(said)
         except TrecFormatError as error:
             raise CommandError(str(error)) from error
+        except ValidationError as error:
+            raise CommandError("; ".join(error.messages)) from error
         except OSError as error:
             raise CommandError(f"{error.filename or 'file'}: {error.strerror or error}") from error
 
@@ -174,3 +185,77 @@ class Command(BaseCommand):
                 f"{judgments.num_needs} needs, {judgments.num_relevant} relevant "
                 f"in {time.monotonic() - started:.1f} s"
             )
+
+
+# --- the public/private split, the reveal and pseudonyms --------------------------------
+
+
+def split_arguments(parser) -> None:
+    group = parser.add_argument_group("campaign split (see docs/campaigns.md)")
+    group.add_argument(
+        "--private-needs",
+        metavar="FILE|IDS",
+        help="needs hidden until the reveal: a file of need ids (one per line) or ids "
+        "separated by commas; '' clears the split",
+    )
+    group.add_argument(
+        "--private-fraction", type=float, metavar="F", help="draw this share of needs as private"
+    )
+    group.add_argument("--split-seed", type=int, metavar="S", help="the draw's seed (stored)")
+    group.add_argument("--final-needs", choices=["private", "all"], help="the final board ranks by")
+    group.add_argument(
+        "--reveal-at", metavar="ISO", help="the reveal, ISO 8601 (UTC unless it says); '' unsets"
+    )
+    group.add_argument(
+        "--anonymous",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="pseudonyms until the reveal",
+    )
+
+
+def _need_ids(value: str) -> list[str]:
+    if os.path.isfile(value):
+        with open(value, encoding="utf-8") as stream:
+            return [line.strip() for line in stream if line.strip() and not line.startswith("#")]
+    return [need.strip() for need in value.split(",") if need.strip()]
+
+
+def _reveal(value: str):
+    if not value:
+        return None
+    moment = parse_datetime(value)
+    if moment is None:
+        raise CommandError(f"--reveal-at {value!r}: not an ISO 8601 date and time")
+    return moment if timezone.is_aware(moment) else timezone.make_aware(moment, dt.UTC)
+
+
+def set_campaign_split(slug: str, options: dict) -> str:
+    """Apply the split options to the benchmark (ValidationError naming a bad one); the
+    parts' results are derived once the transaction commits. Returns a line to print."""
+    private, fraction = options.get("private_needs"), options.get("private_fraction")
+    seed = options.get("split_seed")
+    if private is not None and fraction is not None:
+        raise CommandError("give either --private-needs or --private-fraction, not both")
+    if seed is not None and fraction is None:
+        raise CommandError("--split-seed draws with --private-fraction only")
+    benchmark = Benchmark.objects.get(slug=slug)
+    said = []
+    fields = {}
+    if options.get("final_needs"):
+        fields["final_needs"] = options["final_needs"]
+    if options.get("reveal_at") is not None:
+        fields["reveal_at"] = _reveal(options["reveal_at"])
+    if options.get("anonymous") is not None:
+        fields["anonymous"] = options["anonymous"]
+    if fields:
+        Benchmark.objects.filter(pk=benchmark.pk).update(**fields)
+        said.append(", ".join(f"{key} {value}" for key, value in fields.items()))
+    if private is not None or fraction is not None:
+        needs = _need_ids(private) if private is not None else None
+        if benchmark.set_split(needs, fraction, seed):
+            queue_split(benchmark)
+        benchmark.refresh_from_db()
+        drawn = f" (drawn with seed {benchmark.split_seed})" if fraction is not None else ""
+        said.append(f"{len(benchmark.private_needs)} private needs{drawn}")
+    return "  split: " + "; ".join(said) if said else ""

@@ -13,6 +13,8 @@ import pytest
 from evaluation.health.judged import JudgedRanks, QrelsIndex, judged_ranks
 from evaluation.measures import evaluate
 from evaluation.measures.ranking import rank_run
+from evaluation.trec import read_qrels
+from tests import DEMO
 
 
 def reference(qrels: pd.DataFrame, run: pd.DataFrame, scores32: bool = False) -> JudgedRanks:
@@ -131,3 +133,14 @@ def test_doc_ids_whose_hashes_collide_are_told_apart_by_the_ranking(monkeypatch)
     monkeypatch.setattr(ranking, "string_hash", lambda column: np.zeros(len(column), np.uint64))
     found = evaluate(qrels, run, ["map"], max_depth=4, complete=True).ranking
     assert_same(JudgedRanks.of(found, QrelsIndex(qrels)), expected)
+
+
+@pytest.mark.parametrize("kept", [["atwood"], ["cs-foundations", "stage-plays"], []])
+def test_ranks_on_some_needs_equal_the_ranks_on_their_qrels(kept):
+    qrels = read_qrels(DEMO / "qrels.txt")
+    whole = judged_ranks(QrelsIndex(qrels), DEMO / "run-A.txt")
+    subset = qrels[qrels["need_id"].isin(kept)].reset_index(drop=True)
+    alone = judged_ranks(QrelsIndex(subset), DEMO / "run-A.txt")
+    got = whole.only(QrelsIndex(qrels), kept)
+    assert got.to_bytes() == alone.to_bytes()
+    assert got.qrels_lines == len(subset)

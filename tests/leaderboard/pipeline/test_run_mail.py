@@ -3,10 +3,12 @@ run, not to those who opted out or have no address, and never failing the scorin
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 
 import pytest
+from django.utils import timezone
 
 from leaderboard.models import Profile, Submission
 from leaderboard.pipeline import notify, tasks
@@ -122,3 +124,38 @@ def test_the_sweep_mails_a_run_it_gives_up_on(settings, library, alice, mailoutb
     assert tasks.sweep_stuck() == {"requeued": 0, "failed": 1}
     assert [m.subject for m in mailoutbox] == ["Run stuck on Library failed"]
     assert "Scoring did not finish after 3 attempts" in mailoutbox[0].body
+
+
+def test_before_the_reveal_a_split_benchmark_mails_the_public_score_only(
+    smtp, mail_site, library, alice
+):
+    library.set_split(["atwood", "stage-plays"])
+    run = make_run(library, alice, "B", (DEMO / "run-B.txt").read_bytes())
+    assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
+    assert smtp.arrived.wait(10), "no mail reached the SMTP server"
+    (_, _, message), *more = smtp.messages
+    assert not more
+    version = library.latest_judgments
+    maps = {
+        part: f"{run.results.get(judgments__part=part, judgments__version=version.version).summary['map']:.4f}"
+        for part in ("", "public", "private")
+    }
+    assert len(set(maps.values())) == 3  # the fixture tells them apart
+    body = message.get_content()
+    assert f"map (the benchmark's primary measure, on the public needs): {maps['public']}" in body
+    assert "Scores on the public needs only" in body
+    assert maps[""] not in body and maps["private"] not in body
+    assert message["Subject"] == f"Run B on Library is scored: map {maps['public']} (public needs)"
+    assert maps[""] not in message["Subject"] and maps["private"] not in message["Subject"]
+
+
+def test_after_the_reveal_the_mail_tells_the_whole_score(mail_site, library, alice):
+    library.set_split(["atwood", "stage-plays"])
+    library.reveal_at = timezone.now() - dt.timedelta(minutes=1)
+    library.save()
+    run = make_run(library, alice, "B", (DEMO / "run-B.txt").read_bytes())
+    assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
+    run.refresh_from_db()
+    _, body = notify.message_for(run)
+    assert "map (the benchmark's primary measure): 0.7397" in body
+    assert "public needs" not in body
