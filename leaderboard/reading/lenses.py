@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
+from urllib.parse import urlencode
 
 from django.db.models import Max
 
@@ -73,8 +74,14 @@ class Lens:
         return self.whole is not None and self.judgments is None
 
     @cached_property
+    def versions(self) -> list[tuple[int, int]]:
+        """(number, id) of every uploaded version, oldest first."""
+        return versions(self.benchmark)
+
+    @cached_property
     def scored_at(self) -> datetime | None:
-        """When the shown results were scored: the newest result on the row shown."""
+        """When the shown results were scored: the newest result on the row shown (a
+        board sets it from the rows it shows, saving the query)."""
         if self.judgments is None:
             return None
         return Result.objects.filter(judgments=self.judgments).aggregate(at=Max("created"))["at"]
@@ -133,10 +140,11 @@ class Lens:
 
     def choices(self) -> list[dict]:
         """The other views this reader may switch to: every version at the same needs, and
-        each allowed ``needs`` at this version (label, query parameters, chosen)."""
+        each allowed ``needs`` at this version (label, query parameters, the link's query
+        string, chosen)."""
         out = []
         current = self.benchmark.current_judgments_id
-        for number, pk in versions(self.benchmark):
+        for number, pk in self.versions:
             label = f"v{number}" + (" (current)" if pk == current else "")
             out.append(
                 {
@@ -154,6 +162,8 @@ class Lens:
                         "chosen": needs == self.needs,
                     }
                 )
+        for choice in out:
+            choice["href"] = "?" + urlencode(choice["query"])
         return out
 
     def payload(self) -> dict:
@@ -192,22 +202,23 @@ def resolve_lens(
     the defaults above). Raises ``Problem``: 400 for a malformed value or a part on a
     benchmark without a split, 404 for an unknown version, 403 for needs not revealed."""
     asked: dict[str, str] = {}
-    known = versions(benchmark)
     current = benchmark.current_judgments_id
-    if version is None or version == "":
-        whole_id = current
-    else:
+    whole = benchmark.current_judgments if current else None  # select_related by the views
+    if version is not None and version != "":
         text = str(version).strip()
         if not (text.isascii() and text.isdigit()):
             raise Problem(f"judgments is a version number (1, 2 ...), not “{version}”.", 400)
-        whole_id = dict(known).get(int(text))
-        if whole_id is None:
-            listed = ", ".join(f"v{n}" for n, _ in known) or "none yet"
+        number = int(text)
+        # Past the column's range no version exists (and the database refuses to compare).
+        found = benchmark.judgments.versions().filter(version=number) if number < 2**31 else None
+        whole = found.first() if found is not None else None
+        if whole is None:
+            listed = ", ".join(f"v{n}" for n, _ in versions(benchmark)) or "none yet"
             raise Problem(
-                f"{benchmark.title} has no judgments version {int(text)}; versions: {listed}.",
+                f"{benchmark.title} has no judgments version {number}; versions: {listed}.",
                 404,
             )
-        asked["judgments"] = str(int(text))
+        asked["judgments"] = str(number)
     revealed = benchmark.revealed(now)
     allowed = allowed_needs(benchmark, user, revealed)
     if needs is None or needs == "":
@@ -229,7 +240,6 @@ def resolve_lens(
             )
             raise Problem(f"Scores on the private needs are shown {when}.", 403)
         asked["needs"] = needs
-    whole = Judgments.objects.filter(pk=whole_id).first() if whole_id else None
     shown = whole
     if whole is not None and needs != "all":
         shown = Judgments.objects.filter(parent=whole, part=needs).first()
@@ -238,7 +248,7 @@ def resolve_lens(
         judgments=shown,
         whole=whole,
         needs=needs,
-        is_current=whole_id == current,
+        is_current=whole is not None and whole.pk == current,
         allowed=allowed,
         asked=asked,
     )
