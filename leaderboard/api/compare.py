@@ -22,6 +22,7 @@ from evaluation.measures import UnknownMeasure
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, conditional
 from leaderboard.api.errors import ApiError
+from leaderboard.api.lenses import LensQuerySerializer, api_lens, needs_field
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import FiniteFloat
 from leaderboard.api.views import board_for
@@ -29,12 +30,7 @@ from leaderboard.reading.boards import ALPHA, measure_column, unknown_measure_me
 from leaderboard.reading.comparisons import comparison
 from leaderboard.reading.exports import comparison_payload, leaderboard_file, per_need_file
 from leaderboard.reading.pairs import significance_matrix
-from leaderboard.reading.visibility import (
-    Problem,
-    shown_result,
-    visible_benchmark,
-    visible_submission,
-)
+from leaderboard.reading.visibility import Problem, visible_benchmark, visible_submission
 
 # --- What the comparisons answer ------------------------------------------------------
 
@@ -57,6 +53,7 @@ class ComparisonSerializer(serializers.Serializer):
 
     benchmark = serializers.SlugField()
     judgments_version = serializers.IntegerField()
+    needs = needs_field()
     measure = serializers.CharField()
     a = ComparedRunSerializer()
     b = ComparedRunSerializer()
@@ -153,7 +150,7 @@ class Compare(ApiView):
         "measure these runs have no per-need values of is a 400 whose `details.measures` "
         "lists those they have.",
         parameters=[s.MeasureQuerySerializer],
-        responses={200: ComparisonSerializer, **errors(400, 401, 404, 429)},
+        responses={200: ComparisonSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def get(self, request: Request, slug: str, a: int, b: int) -> Response:
         asked = self.query(s.MeasureQuerySerializer).get("measure")
@@ -185,7 +182,7 @@ class Significance(ApiView):
         "or none), or Tukey's HSD on the per-need scores; only the benchmark's tested "
         "measures.",
         parameters=[s.SignificanceQuerySerializer],
-        responses={200: SignificanceSerializer, **errors(400, 401, 404, 429)},
+        responses={200: SignificanceSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def get(self, request: Request, slug: str) -> Response:
         query = self.query(s.SignificanceQuerySerializer)
@@ -232,12 +229,12 @@ class LeaderboardExport(ApiView):
         measure = self.query(s.MeasureQuerySerializer).get("measure")
         benchmark = visible_benchmark(request, slug)
         board = board_for(request, benchmark, measure)  # an unknown measure: a JSON 400
-        return conditional_file(request, leaderboard_file(board, self.fmt), benchmark)
+        return conditional_file(request, leaderboard_file(board, self.fmt), board.lens)
 
 
-def conditional_file(request: Request, response, benchmark):
+def conditional_file(request: Request, response, lens):
     """The export with the leaderboard's validators (``conditional``) on its bytes."""
-    checked = conditional(request, {"bytes": response.content.decode()}, benchmark)
+    checked = conditional(request, {"bytes": response.content.decode()}, lens)
     if checked.status_code == 304:
         return checked
     for header in ("ETag", "Last-Modified", "Cache-Control", "Vary"):
@@ -255,7 +252,7 @@ class LeaderboardJson(LeaderboardExport):
         responses={
             (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
             304: OpenApiResponse(description="Not modified."),
-            **errors(400, 401, 404, 429),
+            **errors(400, 401, 403, 404, 429),
         },
     )
     def get(self, request: Request, slug: str):
@@ -272,7 +269,7 @@ class LeaderboardCsv(LeaderboardExport):
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
             304: OpenApiResponse(description="Not modified."),
-            **errors(400, 401, 404, 429),
+            **errors(400, 401, 403, 404, 429),
         },
     )
     def get(self, request: Request, slug: str):
@@ -285,11 +282,21 @@ class PerNeedCsv(ApiView):
     @extend_schema(
         operation_id="exportPerNeedCsv",
         summary="A scored run's per-need values as CSV",
-        responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR), **errors(401, 404, 429)},
+        parameters=[LensQuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
+            **errors(400, 401, 403, 404, 429),
+        },
     )
     def get(self, request: Request, submission_id: int):
+        self.query(LensQuerySerializer)
         run = visible_submission(request, submission_id)
-        result = shown_result(run)
+        lens = api_lens(request, run.benchmark)
+        result = lens.result(run)
         if result is None:
-            raise ApiError(404, f"Run {run.run_name} has no scores yet.", {"status": run.status})
+            raise ApiError(
+                404,
+                f"Run {run.run_name} has no scores yet here: {lens.line()}",
+                {"status": run.status},
+            )
         return per_need_file(run, result)

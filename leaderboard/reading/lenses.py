@@ -97,13 +97,14 @@ class Lens:
         for result in mine:
             if result.judgments_id == self.judgments_id:
                 return result
-        if "judgments" in self.asked or not mine:
+        if "judgments" in self.asked:
             return None
-        return max(mine, key=lambda r: r.judgments.version)
+        older = [r for r in mine if self.version is None or r.judgments.version < self.version]
+        return max(older, key=lambda r: r.judgments.version) if older else None
 
     def result(self, run) -> Result | None:
         """``pick`` over the run's stored results."""
-        return self.pick(run.results.select_related("judgments").defer("ranks"))
+        return self.pick(run.results.select_related("judgments"))
 
     def line(self) -> str:
         """What the page says it shows: the version, the needs (how many of the version's)
