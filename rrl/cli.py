@@ -64,6 +64,10 @@ def parser() -> argparse.ArgumentParser:
     board = commands.add_parser("board", help="A benchmark's leaderboard.")
     board.add_argument("benchmark")
     board.add_argument("--measure")
+    board.add_argument("--judgments", type=int, help="A judgments version (default: the current).")
+    board.add_argument(
+        "--needs", choices=["public", "private", "all"], help="Default: what the board shows you."
+    )
 
     compare = commands.add_parser("compare", help="Two runs compared, with paired tests.")
     compare.add_argument("benchmark")
@@ -71,6 +75,12 @@ def parser() -> argparse.ArgumentParser:
     compare.add_argument("b", type=int)
     compare.add_argument(
         "--measure", help="In either name system; by default the benchmark's primary measure."
+    )
+    compare.add_argument(
+        "--judgments", type=int, help="A judgments version (default: the current)."
+    )
+    compare.add_argument(
+        "--needs", choices=["public", "private", "all"], help="Default: what the board shows you."
     )
 
     download = commands.add_parser("download", help="The leaderboard as CSV or JSON.")
@@ -94,6 +104,12 @@ def parser() -> argparse.ArgumentParser:
     )
     results.add_argument("id", type=int)
     results.add_argument("--measure", help="A stored measure (default: the primary one).")
+    results.add_argument(
+        "--judgments", type=int, help="A judgments version (default: the current)."
+    )
+    results.add_argument(
+        "--needs", choices=["public", "private", "all"], help="Default: what the board shows you."
+    )
 
     pool = commands.add_parser("pool", help="Organizers: build a pool, export it for assessors.")
     pool_commands = pool.add_subparsers(dest="pool_command", required=True, metavar="ACTION")
@@ -238,10 +254,11 @@ def runs(client, args, path) -> int:
 
 
 def board(client, args, path) -> int:
-    answer = client.board(args.benchmark, args.measure)
+    answer = client.board(args.benchmark, args.measure, args.judgments, args.needs)
     if args.json:
         return _print_json(answer)
     leaderboard = answer["leaderboard"]
+    print(_judgments_line(leaderboard.get("judgments_version"), leaderboard.get("needs")))
     measure = leaderboard["ranked_by"]
     rows = [
         (r["rank"] or "", r["run_name"], r["participant"], _number(r["value"]), r["submission_id"])
@@ -253,10 +270,20 @@ def board(client, args, path) -> int:
     return 0
 
 
+def _judgments_line(version, needs) -> str:
+    """Which judgments the scores below are on: "Judgments v2, public needs"."""
+    if version is None:
+        return "No judgments yet."
+    return f"Judgments v{version}, {needs or 'all'} needs"
+
+
 def compare(client, args, path) -> int:
-    answer = client.compare(args.benchmark, args.a, args.b, args.measure)
+    answer = client.compare(
+        args.benchmark, args.a, args.b, args.measure, args.judgments, args.needs
+    )
     if args.json:
         return _print_json(answer)
+    print(_judgments_line(answer.get("judgments_version"), answer.get("needs")))
     a, b = answer["a"], answer["b"]
     print(
         f"{answer['measure']}: {a['run']} {_number(a['mean'])} vs {b['run']} {_number(b['mean'])}"
@@ -309,9 +336,10 @@ def final(client, args, path) -> int:
 
 
 def results(client, args, path) -> int:
-    answer = client.results(args.id, args.measure)
+    answer = client.results(args.id, args.measure, args.judgments, args.needs)
     if args.json:
         return _print_json(answer)
+    print(_judgments_line(answer.get("judgments_version"), answer.get("judgments_needs")))
     print(
         f"Run {answer['run_name']} (id {answer['id']}), {answer['measure']} per need, beside "
         f"the {answer['field']} ({answer['field_runs']}):"

@@ -234,16 +234,34 @@ class Client:
             page, params = body.get("next"), None  # "next" carries the query string
         return found
 
-    def board(self, benchmark: str, measure: str | None = None) -> dict:
-        """The benchmark and its leaderboard (``["leaderboard"]["runs"]``, ranked)."""
-        return self._json("GET", f"/api/benchmarks/{benchmark}/", params=_measure(measure))
+    def board(
+        self,
+        benchmark: str,
+        measure: str | None = None,
+        judgments: int | None = None,
+        needs: str | None = None,
+    ) -> dict:
+        """The benchmark and its leaderboard (``["leaderboard"]["runs"]``, ranked), at the
+        judgments version ``judgments`` (default: the current one) on ``needs`` ("public",
+        "private" or "all"; default: what the board shows the caller)."""
+        params = _measure(measure, judgments, needs)
+        return self._json("GET", f"/api/benchmarks/{benchmark}/", params=params)
 
-    def compare(self, benchmark: str, a: int, b: int, measure: str | None = None) -> dict:
+    def compare(
+        self,
+        benchmark: str,
+        a: int,
+        b: int,
+        measure: str | None = None,
+        judgments: int | None = None,
+        needs: str | None = None,
+    ) -> dict:
         """Two runs compared on ``measure`` (the benchmark's primary measure by default):
         per-need differences and the paired tests. A measure the runs have no per-need
-        values of is an ``ApiError`` (400) whose ``details["measures"]`` lists theirs."""
+        values of is an ``ApiError`` (400) whose ``details["measures"]`` lists theirs.
+        ``judgments`` and ``needs`` as for ``board``."""
         path = f"/api/benchmarks/{benchmark}/compare/{int(a)}/{int(b)}/"
-        return self._json("GET", path, params=_measure(measure))
+        return self._json("GET", path, params=_measure(measure, judgments, needs))
 
     def download(
         self, benchmark: str, format: str = "csv", path: str | os.PathLike | None = None
@@ -271,11 +289,17 @@ class Client:
             body["phase"] = phase
         return self._json("PUT", f"/api/benchmarks/{benchmark}/final-runs/", json=body)
 
-    def results(self, run_id: int, measure: str | None = None) -> dict:
-        """A run's per-need values beside the best, median and worst of the field."""
-        return self._json(
-            "GET", f"/api/submissions/{int(run_id)}/results/", params=_measure(measure)
-        )
+    def results(
+        self,
+        run_id: int,
+        measure: str | None = None,
+        judgments: int | None = None,
+        needs: str | None = None,
+    ) -> dict:
+        """A run's per-need values beside the best, median and worst of the field
+        (``judgments`` and ``needs`` as for ``board``)."""
+        path = f"/api/submissions/{int(run_id)}/results/"
+        return self._json("GET", path, params=_measure(measure, judgments, needs))
 
     # --- Organizers ---------------------------------------------------------------------
 
@@ -467,8 +491,10 @@ def _file_name(run: Any, name: str | None) -> str:
     return f"{name or 'run'}.txt.gz"
 
 
-def _measure(measure: str | None) -> dict:
-    return {"measure": measure} if measure else {}
+def _measure(measure: str | None, judgments: int | None = None, needs: str | None = None) -> dict:
+    """The query of a reading: the measure, the judgments version and the needs asked."""
+    asked = {"measure": measure, "judgments": judgments, "needs": needs}
+    return {name: value for name, value in asked.items() if value}
 
 
 def _chunks(data: bytes, progress: Progress | None) -> Iterator[bytes]:

@@ -8,8 +8,8 @@
   ``previous``.
 - ``conditional``: a leaderboard's ``ETag`` (a hash of the exact JSON, so it differs per
   caller when hidden runs differ) and ``Last-Modified`` (the newest run or result the
-  caller may see, hide, show or withdrawal, or judgments version); both depend only on
-  what the caller can see. ``If-None-Match`` or ``If-Modified-Since`` answer 304.
+  caller may see, hide, show or withdrawal, or judgments version, on the judgments row
+  the caller's lens shows); both depend only on what the caller can see. ``If-None-Match`` or ``If-Modified-Since`` answer 304.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from rest_framework.response import Response
 
 from leaderboard.api.errors import ApiError
 from leaderboard.api.throttling import rate_limit_headers
-from leaderboard.models import ApiToken, Benchmark, Result, Submission
+from leaderboard.models import ApiToken, Result, Submission
+from leaderboard.reading.lenses import Lens
 
 
 class TokenScope(BasePermission):
@@ -134,24 +135,28 @@ class SubmissionPages(Pages):
     key = "submissions"
 
 
-def last_change(benchmark: Benchmark, user) -> dt.datetime:
-    """The newest moment the board ``user`` sees could have changed: the runs they may
-    see (submitted, finished, scored), a run hidden, shown again or withdrawn, and the
-    judgments versions. A run hidden from ``user`` moves nothing while hidden: scoring
-    or rescoring it changes no board they can see."""
+def last_change(lens: Lens, user) -> dt.datetime:
+    """The newest moment the board ``user`` sees through ``lens`` could have changed: the
+    runs they may see (submitted, finished, scored on the lens's judgments row), a run
+    hidden, shown again or withdrawn, and the judgments versions. A run hidden from
+    ``user`` moves nothing while hidden, and a result on another row (the private needs
+    of a public reader) moves nothing either: neither changes a board they can see."""
+    benchmark = lens.benchmark
     runs = Submission.objects.for_benchmark(benchmark)
     seen = runs.filter(pk__in=runs.visible_to(user).values("pk"))
     seen_runs = seen.aggregate(created=Max("created"), finished=Max("finished"))
-    results = Result.objects.filter(submission__in=seen.values("pk")).aggregate(
-        created=Max("created")
-    )
+    results = Result.objects.filter(
+        submission__in=seen.values("pk"), judgments_id=lens.judgments_id
+    ).aggregate(created=Max("created"))
     # Hiding or withdrawing a run takes it off the boards it was on, showing it adds it
     # (a hidden run withdrawn was on no public board).
     shown = runs.aggregate(
         visibility=Max("visibility_changed_at"),
         withdrawn=Max("withdrawn_at", filter=Q(is_hidden=False)),
     )
-    judged = benchmark.judgments.aggregate(created=Max("created"))
+    judged = benchmark.judgments.filter(Q(part="") | Q(pk=lens.judgments_id)).aggregate(
+        created=Max("created")
+    )
     moments = [
         benchmark.created,
         seen_runs["created"],
@@ -164,12 +169,12 @@ def last_change(benchmark: Benchmark, user) -> dt.datetime:
     return max(m for m in moments if m is not None)
 
 
-def conditional(request: Request, data: dict, benchmark: Benchmark, **kwargs) -> Response:
-    """``data`` as a 200 with ``ETag`` and ``Last-Modified``, or a 304 when the caller's
-    copy is still current."""
+def conditional(request: Request, data: dict, lens: Lens, **kwargs) -> Response:
+    """``data`` (read through ``lens``) as a 200 with ``ETag`` and ``Last-Modified``, or a
+    304 when the caller's copy is still current."""
     body = json.dumps(data, sort_keys=True, default=str).encode()
     etag = f'"{hashlib.sha256(body).hexdigest()[:32]}"'
-    modified = last_change(benchmark, request.user).timestamp()
+    modified = last_change(lens, request.user).timestamp()
     response = get_conditional_response(request._request, etag=etag, last_modified=int(modified))
     if response is None:
         response = Response(data, **kwargs)

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 
 from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
+from leaderboard.api.lenses import LensQuerySerializer, api_lens, needs_field
 from leaderboard.api.organizers import organised
 from leaderboard.api.schema import errors
 from leaderboard.campaigns.views import export_response
@@ -26,7 +27,7 @@ from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
 from leaderboard.pipeline.tasks import queue_pool
 from leaderboard.reading.pools import benchmark_pool, pool_payload
 from leaderboard.reading.results import NoResults, results_payload, run_results
-from leaderboard.reading.visibility import shown_result, visible_benchmark, visible_submission
+from leaderboard.reading.visibility import visible_benchmark, visible_submission
 
 
 class FinalRunSerializer(serializers.Serializer):
@@ -128,6 +129,7 @@ class RunResultsSerializer(serializers.Serializer):
     run_name = serializers.CharField()
     benchmark = serializers.SlugField()
     judgments_version = serializers.IntegerField()
+    judgments_needs = needs_field()
     measure = serializers.CharField()
     measures = serializers.ListField(child=serializers.CharField())
     field = serializers.CharField(help_text="The runs compared: final runs of the phase, or all.")
@@ -142,13 +144,20 @@ class RunResults(ApiView):
         operation_id="getRunResults",
         summary="A run's per-need value beside the best, median and worst of the field",
         description="`?measure=` any stored measure (default: the primary one).",
-        responses={200: RunResultsSerializer, **errors(400, 401, 404, 429)},
+        parameters=[LensQuerySerializer],
+        responses={200: RunResultsSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def get(self, request: Request, submission_id: int) -> Response:
+        self.query(LensQuerySerializer)
         run = visible_submission(request, submission_id)
-        result = shown_result(run)
+        lens = api_lens(request, run.benchmark)
+        result = lens.result(run)
         if result is None:
-            raise ApiError(404, f"Run {run.run_name} has no scores yet.", {"status": run.status})
+            raise ApiError(
+                404,
+                f"Run {run.run_name} has no scores yet here: {lens.line()}",
+                {"status": run.status},
+            )
         try:
             results = run_results(run, result, request.GET.get("measure") or None)
         except NoResults as error:

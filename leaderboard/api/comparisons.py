@@ -20,6 +20,7 @@ from evaluation.measures import UnknownMeasure
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
+from leaderboard.api.lenses import needs_field
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import FiniteFloat
 from leaderboard.api.views import board_for
@@ -50,6 +51,7 @@ class ComparisonSerializer(serializers.Serializer):
 
     benchmark = serializers.SlugField()
     judgments_version = serializers.IntegerField()
+    needs = needs_field()
     measure = serializers.CharField()
     a = ComparedRunSerializer()
     b = ComparedRunSerializer()
@@ -146,7 +148,7 @@ class Compare(ApiView):
         "measure these runs have no per-need values of is a 400 whose `details.measures` "
         "lists those they have.",
         parameters=[s.MeasureQuerySerializer],
-        responses={200: ComparisonSerializer, **errors(400, 401, 404, 429)},
+        responses={200: ComparisonSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def get(self, request: Request, slug: str, a: int, b: int) -> Response:
         asked = self.query(s.MeasureQuerySerializer).get("measure")
@@ -178,7 +180,7 @@ class Significance(ApiView):
         "or none), or Tukey's HSD on the per-need scores; only the benchmark's tested "
         "measures.",
         parameters=[s.SignificanceQuerySerializer],
-        responses={200: SignificanceSerializer, **errors(400, 401, 404, 429)},
+        responses={200: SignificanceSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def get(self, request: Request, slug: str) -> Response:
         query = self.query(s.SignificanceQuerySerializer)

@@ -14,10 +14,11 @@ from rest_framework.request import Request
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, conditional
 from leaderboard.api.errors import ApiError
+from leaderboard.api.lenses import LensQuerySerializer, api_lens
 from leaderboard.api.schema import errors
 from leaderboard.api.views import board_for
 from leaderboard.reading.exports import leaderboard_file, per_need_file
-from leaderboard.reading.visibility import shown_result, visible_benchmark, visible_submission
+from leaderboard.reading.visibility import visible_benchmark, visible_submission
 
 
 class FileAnyway(BaseContentNegotiation):
@@ -41,12 +42,12 @@ class LeaderboardExport(ApiView):
         measure = self.query(s.MeasureQuerySerializer).get("measure")
         benchmark = visible_benchmark(request, slug)
         board = board_for(request, benchmark, measure)  # an unknown measure: a JSON 400
-        return conditional_file(request, leaderboard_file(board, self.fmt), benchmark)
+        return conditional_file(request, leaderboard_file(board, self.fmt), board.lens)
 
 
-def conditional_file(request: Request, response, benchmark):
+def conditional_file(request: Request, response, lens):
     """The export with the leaderboard's validators (``conditional``) on its bytes."""
-    checked = conditional(request, {"bytes": response.content.decode()}, benchmark)
+    checked = conditional(request, {"bytes": response.content.decode()}, lens)
     if checked.status_code == 304:
         return checked
     for header in ("ETag", "Last-Modified", "Cache-Control", "Vary"):
@@ -64,7 +65,7 @@ class LeaderboardJson(LeaderboardExport):
         responses={
             (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
             304: OpenApiResponse(description="Not modified."),
-            **errors(400, 401, 404, 429),
+            **errors(400, 401, 403, 404, 429),
         },
     )
     def get(self, request: Request, slug: str):
@@ -81,7 +82,7 @@ class LeaderboardCsv(LeaderboardExport):
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
             304: OpenApiResponse(description="Not modified."),
-            **errors(400, 401, 404, 429),
+            **errors(400, 401, 403, 404, 429),
         },
     )
     def get(self, request: Request, slug: str):
@@ -94,11 +95,21 @@ class PerNeedCsv(ApiView):
     @extend_schema(
         operation_id="exportPerNeedCsv",
         summary="A scored run's per-need values as CSV",
-        responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR), **errors(401, 404, 429)},
+        parameters=[LensQuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
+            **errors(400, 401, 403, 404, 429),
+        },
     )
     def get(self, request: Request, submission_id: int):
+        self.query(LensQuerySerializer)
         run = visible_submission(request, submission_id)
-        result = shown_result(run)
+        lens = api_lens(request, run.benchmark)
+        result = lens.result(run)
         if result is None:
-            raise ApiError(404, f"Run {run.run_name} has no scores yet.", {"status": run.status})
+            raise ApiError(
+                404,
+                f"Run {run.run_name} has no scores yet here: {lens.line()}",
+                {"status": run.status},
+            )
         return per_need_file(run, result)

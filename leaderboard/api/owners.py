@@ -27,7 +27,8 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.models import Submission
 from leaderboard.pipeline.tasks import health_changed, queue_comparisons
-from leaderboard.reading.visibility import shown_result, visible_submission
+from leaderboard.reading.lenses import default_lens
+from leaderboard.reading.visibility import visible_submission
 from leaderboard.uploads.forms import RunDetailsForm
 
 
@@ -48,7 +49,11 @@ def kept_as_it_was(run: Submission) -> ApiError:
 
 
 def run_answer(request: Request, run: Submission) -> Response:
-    context = {"request": request, "results": {run.pk: shown_result(run)}}
+    # After a change: the run as its default lens shows the caller (no query to read).
+    context = {
+        "request": request,
+        "results": {run.pk: default_lens(run.benchmark, request.user).result(run)},
+    }
     return Response(s.SubmissionSerializer(run, context=context).data)
 
 

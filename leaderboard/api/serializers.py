@@ -16,7 +16,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from evaluation.measures import stored_measures
+from leaderboard.api.lenses import NEEDS_HELP, LensQuerySerializer, needs_field
 from leaderboard.models import Benchmark, Profile, Submission
+from leaderboard.reading.lenses import NEEDS
 
 # --- Numbers -------------------------------------------------------------------------
 
@@ -135,6 +137,8 @@ class LeaderboardRunSerializer(serializers.Serializer):
 class LeaderboardSerializer(serializers.Serializer):
     """A ``boards.Board``."""
 
+    judgments_version = serializers.IntegerField(source="lens.version", allow_null=True)
+    needs = needs_field(source="lens.needs")
     ranked_by = serializers.CharField(source="measure")
     measures = serializers.ListField(child=serializers.CharField())
     significance = serializers.ChoiceField(choices=["stored", "computed", "unavailable", "none"])
@@ -199,6 +203,7 @@ class SubmissionSerializer(serializers.Serializer):
     submitted = serializers.DateTimeField(source="created")
     finished = serializers.DateTimeField(allow_null=True)
     judgments_version = serializers.SerializerMethodField()
+    needs = serializers.SerializerMethodField(help_text=NEEDS_HELP)
     summary = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
     per_need_url = serializers.SerializerMethodField()
@@ -222,6 +227,11 @@ class SubmissionSerializer(serializers.Serializer):
     def get_judgments_version(self, run: Submission) -> int | None:
         result = self._result(run)
         return result.judgments.version if result else None
+
+    @extend_schema_field(serializers.ChoiceField(choices=NEEDS, allow_null=True))
+    def get_needs(self, run: Submission) -> str | None:
+        result = self._result(run)
+        return (result.judgments.part or "all") if result else None
 
     @extend_schema_field(summary_field(allow_null=True))
     def get_summary(self, run: Submission) -> dict | None:
@@ -297,6 +307,7 @@ class PerNeedSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     run_name = serializers.CharField()
     judgments_version = serializers.IntegerField()
+    judgments_needs = needs_field()
     measures = serializers.ListField(child=serializers.CharField())
     needs = NeedValuesSerializer(many=True)
 
@@ -335,7 +346,7 @@ class MeasureField(serializers.CharField):
     catalog's trec_eval names."""
 
 
-class MeasureQuerySerializer(serializers.Serializer):
+class MeasureQuerySerializer(LensQuerySerializer):
     measure = MeasureField(
         required=False,
         max_length=100,

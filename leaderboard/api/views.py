@@ -22,25 +22,38 @@ from leaderboard.api import owners
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, BenchmarkPages, SubmissionPages, conditional
 from leaderboard.api.errors import ApiError
+from leaderboard.api.lenses import LensQuerySerializer, api_lens
 from leaderboard.api.schema import errors
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.reading.boards import Board, build_leaderboard, unknown_measure_message
-from leaderboard.reading.visibility import shown_result, visible_benchmark, visible_submission
+from leaderboard.reading.lenses import Lens, default_lens
+from leaderboard.reading.visibility import visible_benchmark, visible_submission
 
 
 def board_for(request: Request, benchmark: Benchmark, measure: str | None) -> Board:
-    """The leaderboard as the page ranks it for the caller; an unknown measure is a 400."""
+    """The leaderboard as the page ranks it for the caller, on the judgments row the
+    caller's lens shows (``?judgments=``, ``?needs=``); an unknown measure is a 400."""
+    lens = api_lens(request, benchmark)
     try:
-        return build_leaderboard(benchmark, request.user, measure)
+        return build_leaderboard(benchmark, request.user, measure, lens=lens)
     except UnknownMeasure as error:
         raise ApiError(
             400, unknown_measure_message(error), {"suggestions": error.suggestions}
         ) from error
 
 
-def current_results(runs: list[Submission]) -> dict[int, Result | None]:
-    """Each run's result on its benchmark's current judgments, else its newest (rescoring)."""
-    return {run.pk: shown_result(run) for run in runs}
+def shown_results(request: Request, runs) -> dict[int, Result | None]:
+    """Each run's result its reader's lens shows (``Lens.pick``): on one benchmark, the
+    lens the request asks for; across benchmarks, each one's default lens. Over the
+    runs' prefetched results when they are (no query per run)."""
+    lenses: dict[int, Lens] = {}
+    shown = {}
+    for run in runs:
+        benchmark = run.benchmark
+        if benchmark.pk not in lenses:
+            lenses[benchmark.pk] = api_lens(request, benchmark)
+        shown[run.pk] = lenses[benchmark.pk].pick(run.results.all())
+    return shown
 
 
 class BenchmarkList(ApiView):
@@ -87,7 +100,7 @@ class BenchmarkDetail(ApiView):
         responses={
             200: s.BenchmarkLeaderboardSerializer,
             304: OpenApiResponse(description="Not modified."),
-            **errors(400, 401, 404, 429),
+            **errors(400, 401, 403, 404, 429),
         },
     )
     def get(self, request: Request, slug: str) -> Response:
@@ -96,7 +109,7 @@ class BenchmarkDetail(ApiView):
         board = board_for(request, benchmark, measure)
         context = {"request": request, "board": board}
         data = s.BenchmarkLeaderboardSerializer(benchmark, context=context).data
-        return conditional(request, data, benchmark)
+        return conditional(request, data, board.lens)
 
 
 class SubmissionList(ApiView):
@@ -124,26 +137,29 @@ class SubmissionList(ApiView):
             runs = runs.filter(benchmark__slug=query["benchmark"])
         if "status" in query:
             runs = runs.filter(status=query["status"])
-        runs = runs.select_related(
-            "benchmark", "benchmark__current_judgments", "participant"
-        ).prefetch_related(
+        runs = runs.select_related("benchmark", "participant").prefetch_related(
             Prefetch(
                 "results",
                 queryset=Result.objects.select_related("judgments").defer("per_need", "ranks"),
             )
         )
         page = self.paginate_queryset(runs.order_by("-created", "-pk"))
-        context = {"request": request, "results": {run.pk: _shown(run) for run in page}}
+        context = {"request": request, "results": _default_results(request, page)}
         return self.get_paginated_response(
             s.SubmissionSerializer(page, many=True, context=context).data
         )
 
 
-def _shown(run: Submission) -> Result | None:
-    """``shown_result`` over prefetched results (no query per run)."""
-    results = sorted(run.results.all(), key=lambda r: -r.judgments.version)
-    current = [r for r in results if r.judgments_id == run.benchmark.current_judgments_id]
-    return (current or results or [None])[0]
+def _default_results(request: Request, runs) -> dict[int, Result | None]:
+    """``shown_results`` of a list that may span benchmarks: each one's default lens
+    (``?judgments=`` names a version of one benchmark, so the list takes none)."""
+    lenses: dict[int, Lens] = {}
+    shown = {}
+    for run in runs:
+        if run.benchmark_id not in lenses:
+            lenses[run.benchmark_id] = default_lens(run.benchmark, request.user)
+        shown[run.pk] = lenses[run.benchmark_id].pick(run.results.all())
+    return shown
 
 
 class SubmissionDetail(ApiView):
@@ -153,11 +169,13 @@ class SubmissionDetail(ApiView):
     @extend_schema(
         operation_id="getSubmission",
         summary="A run's status, failure reason and summary",
-        responses={200: s.SubmissionSerializer, **errors(401, 404, 429)},
+        parameters=[LensQuerySerializer],
+        responses={200: s.SubmissionSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def get(self, request: Request, submission_id: int) -> Response:
+        self.query(LensQuerySerializer)
         run = visible_submission(request, submission_id)
-        context = {"request": request, "results": current_results([run])}
+        context = {"request": request, "results": shown_results(request, [run])}
         return Response(s.SubmissionSerializer(run, context=context).data)
 
     @extend_schema(
@@ -180,13 +198,20 @@ class PerNeed(ApiView):
     @extend_schema(
         operation_id="getPerNeed",
         summary="A scored run's value of every measure on every need",
-        responses={200: s.PerNeedSerializer, **errors(401, 404, 429)},
+        parameters=[LensQuerySerializer],
+        responses={200: s.PerNeedSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def get(self, request: Request, submission_id: int) -> Response:
+        self.query(LensQuerySerializer)
         run = visible_submission(request, submission_id)
-        result = shown_result(run)
+        lens = api_lens(request, run.benchmark)
+        result = lens.result(run)
         if result is None:
-            raise ApiError(404, f"Run {run.run_name} has no scores yet.", {"status": run.status})
+            raise ApiError(
+                404,
+                f"Run {run.run_name} has no scores yet here: {lens.line()}",
+                {"status": run.status},
+            )
         frame = result.per_need_frame()
         measures = [str(m) for m in frame.columns]
         needs = [
@@ -197,6 +222,7 @@ class PerNeed(ApiView):
             "id": run.pk,
             "run_name": run.run_name,
             "judgments_version": result.judgments.version,
+            "judgments_needs": result.judgments.part or "all",
             "measures": measures,
             "needs": needs,
         }

@@ -24,11 +24,14 @@ if TYPE_CHECKING:
 
 
 class ResultQuerySet(models.QuerySet):
-    def on_leaderboard(self, benchmark: Benchmark, user) -> ResultQuerySet:
-        """Results of the current judgments for runs the user may see, with their runs."""
+    def on_leaderboard(
+        self, benchmark: Benchmark, user, judgments_id: int | None
+    ) -> ResultQuerySet:
+        """Results on one judgments row (the reader's lens: a version or one of its parts)
+        for runs the user may see, with their runs."""
         runs = Submission.objects.for_benchmark(benchmark).live().visible_to(user)
         return (
-            self.filter(judgments_id=benchmark.current_judgments_id, submission__in=runs)
+            self.filter(judgments_id=judgments_id, submission__in=runs)
             .select_related("submission", "submission__participant")
             .defer("per_need", "ranks")
         )

@@ -33,6 +33,7 @@ from leaderboard.reading.boards import (
     measure_label,
     unknown_measure_message,
 )
+from leaderboard.reading.lenses import lens_for
 from leaderboard.reading.visibility import Problem, visible_benchmark
 
 JUDGED = "judged_10"  # Judged@10: the share of a run's top 10 the pool judged
@@ -75,14 +76,17 @@ def _need_counts(benchmarks: list[Benchmark]) -> dict[int, int]:
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
     try:
+        lens = lens_for(request, benchmark)
         board = build_leaderboard(
-            benchmark, request.user, request.GET.get("measure"), request.GET.get("best")
+            benchmark, request.user, request.GET.get("measure"), request.GET.get("best"), lens
         )
     except UnknownMeasure as error:
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
+    except Problem as problem:
+        return problem_page(request, problem, benchmark)
     shown = board_page(board, request.GET.get("q"), request.GET.get("page"), request.user)
     others = [m for m in board.columns if m != board.measure]
-    health = current_health(benchmark)  # stored by the background task, never computed here
+    health = current_health(lens)  # stored by the background task, never computed here
     context = {
         "mdd_line": health.mdd_line(board.measure, measure_label(board.measure))
         if health
@@ -102,6 +106,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "rules": markdown_html(benchmark.rules),
         "data": markdown_html(benchmark.data_description),
         "board": board,
+        "lens": lens,
         "shown": shown,
         "page_prefix": _page_prefix(_params(board, benchmark, shown.query)),
         "own_prefix": _page_prefix(_params(board, benchmark, "")),
@@ -116,7 +121,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "pinned_row": _board_html(board, [shown.pinned_leader], others, "pinned")
         if shown.pinned_leader
         else "",
-        "needs": benchmark.current_judgments.num_needs if benchmark.current_judgments else 0,
+        "needs": lens.judgments.num_needs if lens.judgments else 0,
         "stored_measures": [(m, measure_label(m)) for m in benchmark.tested_measures()],
         "primary_label": measure_label(benchmark.primary_measure),
         "judged_column": shows_judged(board),
@@ -130,9 +135,9 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _params(board, benchmark: Benchmark, query: str) -> str:
-    """What a page link carries: the measure (unless it is the primary), best run per
-    team, and the search."""
-    params = {}
+    """What a page link carries: the lens's version and needs, the measure (unless it is
+    the primary), best run per team, and the search."""
+    params = board.lens.query() if board.lens else {}
     if board.measure != benchmark.primary_measure:
         params["measure"] = board.measure
     if board.best_per_team:

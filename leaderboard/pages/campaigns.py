@@ -17,8 +17,9 @@ from django.views.decorators.http import require_GET
 from leaderboard.pages.plots import INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
 from leaderboard.pages.shortcuts import problem_page
 from leaderboard.reading.exports import _csv, _number
+from leaderboard.reading.lenses import lens_for
 from leaderboard.reading.results import NoResults, RunResults, results_payload, run_results
-from leaderboard.reading.visibility import Problem, shown_result, visible_submission
+from leaderboard.reading.visibility import Problem, visible_submission
 
 
 def results_figure(results: RunResults) -> SafeString:
@@ -75,9 +76,15 @@ def results_figure(results: RunResults) -> SafeString:
 def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpResponse:
     """``/submissions/<id>/results/`` (and ``.csv``, ``.json``), ``?measure=`` a stored one."""
     run = visible_submission(request, pk)
-    result = shown_result(run)
+    try:
+        lens = lens_for(request, run.benchmark)
+    except Problem as problem:
+        return problem_page(request, problem, run.benchmark)
+    result = lens.result(run)
     if result is None:
-        return problem_page(request, Problem(f"Run {run.run_name} has no scores yet."))
+        return problem_page(
+            request, Problem(f"Run {run.run_name} has no scores yet here: {lens.line()}")
+        )
     try:
         results = run_results(run, result, request.GET.get("measure") or None)
     except NoResults as error:
@@ -103,6 +110,7 @@ def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpRe
     context = {
         "run": run,
         "benchmark": run.benchmark,
+        "lens": lens,
         "results": results,
         "rows": results.rows(),
         "figure": results_figure(results),

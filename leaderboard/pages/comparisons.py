@@ -44,6 +44,7 @@ from leaderboard.reading.boards import (
     unknown_measure_message,
 )
 from leaderboard.reading.comparisons import comparison
+from leaderboard.reading.lenses import lens_for
 from leaderboard.reading.pairs import (
     P_BANDS,
     eleven_point,
@@ -117,8 +118,10 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
     # Links on the page are relative to it ("?measure=map&need=401#need-figure"): a
     # 7,000-row table of full paths would weigh 250 KB more.
     ctx.update(
-        rows=_comparison_html(scores, titles, measure),
-        plots={name: comparison_plot(ctx, name, _need_link("", measure)) for name in PLOTS},
+        rows=_comparison_html(scores, titles, measure, ctx["lens"]),
+        plots={
+            name: comparison_plot(ctx, name, _need_link("", measure, ctx["lens"])) for name in PLOTS
+        },
         downloads={name: _download_urls(ctx, name) for name in PLOTS},
     )
     return render(request, "leaderboard/compare.html", ctx)
@@ -127,15 +130,19 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
 PLOTS = ("bars", "scatter", "need", "eleven")
 
 
-def _need_link(base: str, measure: str):
-    """Where a need's bar, dot or table row leads: this comparison's figure of that need."""
-    return lambda need: f"{base}?{urlencode({'measure': measure, 'need': need})}#need-figure"
+def _need_link(base: str, measure: str, lens):
+    """Where a need's bar, dot or table row leads: this comparison's figure of that need,
+    on the same judgments."""
+    keep = lens.query()
+    return lambda need: (
+        f"{base}?{urlencode({**keep, 'measure': measure, 'need': need})}#need-figure"
+    )
 
 
 def _download_urls(ctx: dict, name: str) -> dict[str, str]:
     """The plot's file in each format: {"svg": url, "png": url}."""
     args = [ctx["benchmark"].slug, ctx["a"].pk, ctx["b"].pk, name]
-    query = {"measure": ctx["measure"], "download": 1}
+    query = {**ctx["lens"].query(), "measure": ctx["measure"], "download": 1}
     if name == "need" and ctx.get("need"):
         query["need"] = ctx["need"]
     return {
@@ -200,7 +207,7 @@ def compare_plot(
     ctx["label"] = per_need_label(ctx["measure"])
     ctx.update(_need_choice(request, ctx, {}))
     base = request.build_absolute_uri(reverse("compare", args=[slug, a, b]))
-    svg = comparison_plot(ctx, name, _need_link(base, ctx["measure"]))
+    svg = comparison_plot(ctx, name, _need_link(base, ctx["measure"], ctx["lens"]))
     if svg is None:
         raise Http404("These runs have no such plot.")
     what = f"{ctx['a'].run_name}-vs-{ctx['b'].run_name}-{name}-{ctx['measure']}"
@@ -209,14 +216,14 @@ def compare_plot(
     return plot_response(request, svg, what, fmt)
 
 
-def _comparison_html(scores, titles: dict[str, str], measure: str) -> SafeString:
+def _comparison_html(scores, titles: dict[str, str], measure: str, lens) -> SafeString:
     """Rows of the per-need table; the sorter reads the numbers from the cells' text.
     Each need id links to the comparison's figure of that need."""
     places = "{:.0f}" if is_count(measure) else "{:.4f}"
     a_text = [places.format(v) for v in scores["a"].tolist()]
     b_text = [places.format(v) for v in scores["b"].tolist()]
     diffs = scores["diff"].tolist()
-    link = _need_link("", measure)
+    link = _need_link("", measure, lens)
     out = []
     for need, a, b, d in zip(scores.index.tolist(), a_text, b_text, diffs, strict=True):
         css = "win" if d > 0 else "loss" if d < 0 else "tie"
@@ -248,7 +255,11 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
     if correction not in CORRECTIONS:
         notes.append(f"Unknown correction “{correction}”; using Holm.")
         correction = "holm"
-    board = build_leaderboard(benchmark, request.user, measure)
+    try:
+        lens = lens_for(request, benchmark)
+    except Problem as problem:
+        return problem_page(request, problem, benchmark)
+    board = build_leaderboard(benchmark, request.user, measure, lens=lens)
     matrix = significance_matrix(board, correction)
     compare_url = reverse("compare", args=[benchmark.slug, 0, 0]).rsplit("0/0/", 1)[0]
     against_leader = _board_verdicts(board)
@@ -258,7 +269,8 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
             if cell is not None:
                 cell["text"] = _p_short(cell["p"])
                 cell["phrase"] = p_phrase(cell["p"])
-                cell["url"] = f"{compare_url}{cell['a']}/{cell['b']}/?measure={measure}"
+                query = urlencode({**lens.query(), "measure": measure})
+                cell["url"] = f"{compare_url}{cell['a']}/{cell['b']}/?{query}"
                 cell["board"] = None
                 if leader in (cell["a"], cell["b"]):  # only a pair with #1 is on the board
                     run = cell["b"] if cell["a"] == leader else cell["a"]
@@ -277,6 +289,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "bands": P_BANDS,
         "notes": notes,
         "board": board,
+        "lens": lens,
     }
     return render(request, "leaderboard/significance.html", context)
 

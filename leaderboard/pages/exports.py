@@ -15,12 +15,8 @@ from leaderboard.pages.shortcuts import problem_page
 from leaderboard.reading.boards import build_leaderboard, unknown_measure_message
 from leaderboard.reading.comparisons import comparison
 from leaderboard.reading.exports import comparison_payload, leaderboard_file, per_need_file
-from leaderboard.reading.visibility import (
-    Problem,
-    shown_result,
-    visible_benchmark,
-    visible_submission,
-)
+from leaderboard.reading.lenses import lens_for
+from leaderboard.reading.visibility import Problem, visible_benchmark, visible_submission
 
 
 @require_GET
@@ -29,21 +25,30 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         raise Http404("Exports are leaderboard.csv and leaderboard.json.")
     benchmark = visible_benchmark(request, slug)
     try:
+        lens = lens_for(request, benchmark)
         board = build_leaderboard(
-            benchmark, request.user, request.GET.get("measure"), request.GET.get("best")
+            benchmark, request.user, request.GET.get("measure"), request.GET.get("best"), lens
         )
     except UnknownMeasure as error:
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
+    except Problem as problem:
+        return problem_page(request, problem, benchmark)
     return leaderboard_file(board, fmt)
 
 
 @require_GET
 def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
     run = visible_submission(request, pk)
-    result = shown_result(run)
+    try:
+        lens = lens_for(request, run.benchmark)
+    except Problem as problem:
+        return problem_page(request, problem, run.benchmark)
+    result = lens.result(run)
     if result is None:
         return problem_page(
-            request, Problem(f"Run {run.run_name} has no scores yet."), run.benchmark
+            request,
+            Problem(f"Run {run.run_name} has no scores yet here: {lens.line()}"),
+            run.benchmark,
         )
     return per_need_file(run, result)
 

@@ -1,7 +1,7 @@
 """The "Benchmark health" page: can this benchmark separate the runs it ranks?
 
-Reads the stored :class:`~leaderboard.models.BenchmarkHealth` of the benchmark's current
-judgments (computed in the background after each batch of scored runs; never here) and
+Reads the stored :class:`~leaderboard.models.BenchmarkHealth` of the judgments row the
+reader's lens shows (a version, or its public or private part) (computed in the background after each batch of scored runs; never here) and
 draws each measure's ASL curve as server-rendered SVG with :mod:`leaderboard.pages.plots`'
 conventions (own colours for the series, ``currentColor`` for text, 14-unit text).
 Visible as the leaderboard is: to all once published, to its organizers before.
@@ -18,20 +18,22 @@ from django.views.decorators.http import require_GET
 
 from leaderboard.models import BenchmarkHealth
 from leaderboard.pages.plots import GRID, INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
+from leaderboard.pages.shortcuts import problem_page
 from leaderboard.reading.boards import measure_label
-from leaderboard.reading.visibility import visible_benchmark
+from leaderboard.reading.lenses import Lens, lens_for
+from leaderboard.reading.visibility import Problem, visible_benchmark
 
 CORRECTIONS = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no"}
 
 
-def current_health(benchmark) -> BenchmarkHealth | None:
-    """The stored health of the benchmark's current judgments, if computed yet."""
-    if benchmark.current_judgments_id is None:
+def current_health(lens: Lens) -> BenchmarkHealth | None:
+    """The stored health of the judgments row the reader's lens shows, if computed yet."""
+    if lens.judgments_id is None:
         return None
     return (
         BenchmarkHealth.objects.filter(
-            benchmark=benchmark,
-            judgments_id=benchmark.current_judgments_id,
+            benchmark=lens.benchmark,
+            judgments_id=lens.judgments_id,
             computed_at__isnull=False,
         )
         .only("data", "computed_at", "benchmark_id", "judgments_id")
@@ -79,7 +81,11 @@ def _pct(value: float | None) -> str:
 @require_GET
 def benchmark_health(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
-    health = current_health(benchmark)
+    try:
+        lens = lens_for(request, benchmark)
+    except Problem as problem:
+        return problem_page(request, problem, benchmark)
+    health = current_health(lens)
     measures = []
     data = health.data if health else {}
     for name, stats in (data.get("measures") or {}).items():
@@ -103,6 +109,7 @@ def benchmark_health(request: HttpRequest, slug: str) -> HttpResponse:
         )
     context = {
         "benchmark": benchmark,
+        "lens": lens,
         "health": health,
         "data": data,
         "measures": measures,

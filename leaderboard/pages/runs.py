@@ -20,28 +20,34 @@ from django.views.decorators.http import require_GET
 from leaderboard.models import Benchmark, Profile, Result, Submission
 from leaderboard.pages import plots
 from leaderboard.pages.richtext import markdown_html
-from leaderboard.pages.shortcuts import PLOT_FORMATS, fmt, plot_response
+from leaderboard.pages.shortcuts import PLOT_FORMATS, fmt, plot_response, problem_page
 from leaderboard.reading.boards import (
     NEED_COLUMNS,
     build_leaderboard,
     measure_label,
     per_need_label,
 )
+from leaderboard.reading.lenses import Lens, lens_for
 from leaderboard.reading.pairs import eleven_point
 from leaderboard.reading.runs import per_need_table
-from leaderboard.reading.visibility import shown_result, visible_submission
+from leaderboard.reading.visibility import Problem, visible_submission
 
 
 @require_GET
 def submission(request: HttpRequest, pk: int) -> HttpResponse:
     run = visible_submission(request, pk)
     benchmark = run.benchmark
-    result = shown_result(run)
+    try:
+        lens = lens_for(request, benchmark)
+    except Problem as problem:
+        return problem_page(request, problem, benchmark)
+    result = lens.result(run)
     author = Profile.find(run.participant)
     context = {
         "run": run,
         "benchmark": benchmark,
         "result": result,
+        "lens": lens,
         "author": author,
         "description": markdown_html(run.description),
     }
@@ -59,10 +65,10 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
         per_need_heads=[(m, per_need_label(m)) for m in columns],
         per_need_sorted=per_need_label(columns[0]) if columns else "",
         per_need_rows=_per_need_html(table, titles),
-        is_current=result.judgments_id == benchmark.current_judgments_id,
+        is_current=result.judgments_id == lens.judgments_id,
         eleven=_eleven(run, result),
         **_need_figure(request, result, titles),
-        **_compare_links(request, benchmark, run),
+        **_compare_links(request, lens, run),
     )
     need = urlencode({"need": context["need"] or "", "download": 1})
     context["downloads"] = {
@@ -80,7 +86,10 @@ def submission_plot(request: HttpRequest, pk: int, name: str, fmt: str) -> HttpR
     """The run page's figure of a need (``?need=``) or its 11-point curve as an SVG or PNG
     file (``?download=1``: as an attachment)."""
     run = visible_submission(request, pk)
-    result = shown_result(run)
+    try:
+        result = lens_for(request, run.benchmark).result(run)
+    except Problem as problem:
+        return problem_page(request, problem, run.benchmark)
     if name not in ("need", "eleven") or fmt not in PLOT_FORMATS or result is None:
         raise Http404("A scored run's plots are need and eleven, as .svg or .png.")
     if name == "eleven":
@@ -149,10 +158,10 @@ def _need_figure(request: HttpRequest, result: Result, titles: dict[str, str]) -
     }
 
 
-def _compare_links(request: HttpRequest, benchmark: Benchmark, run: Submission) -> dict:
-    if run.benchmark.current_judgments_id is None:
+def _compare_links(request: HttpRequest, lens: Lens, run: Submission) -> dict:
+    if lens.judgments_id is None:
         return {"compare_links": []}
-    board = build_leaderboard(benchmark, request.user)
+    board = build_leaderboard(lens.benchmark, request.user, lens=lens)
     links = []
     leader = board.leader
     mine = next((row for row in board.rows if row.submission_id == run.pk), None)

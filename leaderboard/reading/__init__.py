@@ -6,6 +6,7 @@
 - ``exports``: the CSV and JSON downloads (leaderboard, per-need, comparison).
 - ``runs``: one run's per-need table (the benchmark's measures first, sorted by its primary).
 - ``visibility``: what a reader may see (404 otherwise), and ``Problem``.
+- ``lenses``: which judgments row (version, public/private part) a reader's scores are on.
 
 HTML views (``leaderboard.pages``) and DRF views (``leaderboard.api``) call these;
 neither imports the other, and nothing here renders a template.

@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from django.db.models import F
 
 from evaluation.measures import CatalogEntry, UnknownMeasure, resolve
 from evaluation.significance import (
@@ -44,6 +43,7 @@ from evaluation.significance import (
     compare_one_against_many,
 )
 from leaderboard.models import Benchmark, Comparison, Result, Submission
+from leaderboard.reading.lenses import Lens, default_lens
 
 ALPHA = 0.05
 PLACES = 4
@@ -170,6 +170,7 @@ class Row:
     participant_id: int | None = None
     paper_url: str = ""
     code_url: str = ""
+    scored_at: Any = None  # when this result was stored
 
     @property
     def tied_with_leader(self) -> bool:
@@ -199,6 +200,11 @@ class Board:
     notes: list[str] = field(default_factory=list)
     best_per_team: bool = False
     left_out: int = 0  # runs the best-per-team view does not list
+    lens: Lens | None = None  # the judgments row the board ranks on
+
+    @property
+    def judgments_id(self) -> int | None:
+        return self.lens.judgments_id if self.lens else None
 
     @property
     def tested(self) -> bool:
@@ -241,9 +247,9 @@ class Board:
         return f"Holm-corrected over the {n} comparison{'' if n == 1 else 's'} with #1"
 
 
-def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
-    """Every result on the current judgments the user may see, as plain rows (one query)."""
-    values = Result.objects.on_leaderboard(benchmark, user).values(
+def leaderboard_rows(benchmark: Benchmark, user, judgments_id: int | None) -> list[Row]:
+    """Every result on one judgments row the user may see, as plain rows (one query)."""
+    values = Result.objects.on_leaderboard(benchmark, user, judgments_id).values(
         "pk",
         "summary",
         "num_needs",
@@ -262,6 +268,7 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         "submission__participant_id",
         "submission__paper_url",
         "submission__code_url",
+        "created",
     )
     return [
         Row(
@@ -286,6 +293,7 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
             participant_id=v["submission__participant_id"],
             paper_url=v["submission__paper_url"],
             code_url=v["submission__code_url"],
+            scored_at=v["created"],
         )
         for v in values
     ]
@@ -299,18 +307,26 @@ def _value(summary: dict, measure: str) -> float | None:
 
 
 def build_leaderboard(
-    benchmark: Benchmark, user, measure: str | None = None, best: str | None = None
+    benchmark: Benchmark,
+    user,
+    measure: str | None = None,
+    best: str | None = None,
+    lens: Lens | None = None,
 ) -> Board:
     """The ranked table for ``measure`` (the primary one by default), with significance
     marks against the leader; with ``best="team"`` each team's best run only (any other
-    value: every run). A constant number of queries whatever the number of runs.
+    value: every run). On the judgments row of ``lens`` (the reader's default one when
+    not given). A constant number of queries whatever the number of runs.
     """
+    lens = lens or default_lens(benchmark, user)
     primary = benchmark.primary_measure
     asked = measure
     measure = measure_column(measure, primary)  # UnknownMeasure: the view's problem page
     if asked and asked.strip() and measure != primary and is_count(measure):
         raise NotRankable(measure)  # the view's problem page, as for an unknown name
-    rows = leaderboard_rows(benchmark, user)
+    rows = leaderboard_rows(benchmark, user, lens.judgments_id)
+    # The lens's line says when the shown results were scored: these rows' newest.
+    lens.scored_at = max((row.scored_at for row in rows), default=None)
     measures = sorted({name for row in rows for name in row.summary})
     notes = []
     if measure != primary and measure not in measures:
@@ -329,7 +345,7 @@ def build_leaderboard(
     columns = [m for m in dict.fromkeys(shown) if m in measures]
     if measure not in columns:
         columns.append(measure)
-    board = Board(benchmark, measure, rows, measures, columns, notes=notes)
+    board = Board(benchmark, measure, rows, measures, columns, notes=notes, lens=lens)
     board.best_per_team, board.left_out = best == "team", total - len(rows)
     _mark_against_leader(board)
     return board
@@ -356,9 +372,7 @@ def _mark_against_leader(board: Board) -> None:
     if board.measure in board.benchmark.tested_measures():
         board.significance = "stored"
         # Two index lookups joined by UNION ALL: SQLite plans "a = x OR b = x" as a scan.
-        family = Comparison.objects.filter(
-            judgments_id=board.benchmark.current_judgments_id, measure=board.measure
-        )
+        family = Comparison.objects.filter(judgments_id=board.judgments_id, measure=board.measure)
         as_a = family.filter(submission_a_id=leader.submission_id)
         as_b = family.filter(submission_b_id=leader.submission_id)
         raw = dict(
@@ -412,11 +426,17 @@ def _t_tests_against(leader: Row, others: list[Row], measure: str) -> dict[int, 
 
 
 def current_leaders(benchmarks: list[Benchmark], user) -> dict[int, tuple[Row, int]]:
-    """Per benchmark id: the leader on its primary measure and the number of runs shown."""
+    """Per benchmark id: the leader on its primary measure and the number of runs shown,
+    on the judgments row each benchmark's lens shows ``user`` by default."""
     runs = Submission.objects.live().visible_to(user)
+    # Without a split the lens is the current version: no query to ask it.
+    rows = [
+        default_lens(b, user).judgments_id if b.has_split else b.current_judgments_id
+        for b in benchmarks
+    ]
     values = Result.objects.filter(
         submission__benchmark__in=benchmarks,
-        judgments_id=F("submission__benchmark__current_judgments_id"),
+        judgments_id__in=[pk for pk in rows if pk is not None],
         submission__in=runs,
     ).values(
         "pk",

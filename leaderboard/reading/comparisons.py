@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 
 from evaluation.measures import UnknownMeasure
-from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.models import Result, Submission
 from leaderboard.reading.boards import (
     ALPHA,
     is_count,
@@ -15,12 +15,14 @@ from leaderboard.reading.boards import (
     per_need_label,
     unknown_measure_message,
 )
+from leaderboard.reading.lenses import Lens, lens_for
 from leaderboard.reading.pairs import paired_scores, stats_for_pair
 from leaderboard.reading.visibility import Problem, visible_benchmark
 
 
-def _pair(request: HttpRequest, benchmark: Benchmark, a: int, b: int):
-    """Both runs and their current results, or a Problem saying what is wrong."""
+def _pair(request: HttpRequest, lens: Lens, a: int, b: int):
+    """Both runs and their results on the lens's row, or a Problem saying what is wrong."""
+    benchmark = lens.benchmark
     if a == b:
         raise Problem("A run compared with itself has no differences; pick two runs.", 400)
     runs = {
@@ -34,13 +36,11 @@ def _pair(request: HttpRequest, benchmark: Benchmark, a: int, b: int):
             raise Problem(f"There is no run {pk} on {benchmark.title}.")
     results = {
         r.submission_id: r
-        for r in Result.objects.filter(
-            submission_id__in=[a, b], judgments_id=benchmark.current_judgments_id
-        )
+        for r in Result.objects.filter(submission_id__in=[a, b], judgments_id=lens.judgments_id)
     }
     for pk in (a, b):
         if pk not in results:
-            raise Problem(f"Run {runs[pk].run_name} has no scores on the current judgments yet.")
+            raise Problem(f"Run {runs[pk].run_name} has no scores yet here: {lens.line()}")
     return runs[a], runs[b], results[a], results[b]
 
 
@@ -52,7 +52,8 @@ def comparison(request: HttpRequest, slug: str, a: int, b: int, asked: str | Non
     saying so; ``measures`` lists the measures the pair has, for callers that refuse
     instead (the API). Raises ``Problem`` for a pair that cannot be compared."""
     benchmark = visible_benchmark(request, slug)
-    run_a, run_b, result_a, result_b = _pair(request, benchmark, a, b)
+    lens = lens_for(request, benchmark)
+    run_a, run_b, result_a, result_b = _pair(request, lens, a, b)
     frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
     common = [m for m in frame_a.columns if m in frame_b.columns]
     # The benchmark's primary measure unless the reader asks for another (AP when these
@@ -70,8 +71,9 @@ def comparison(request: HttpRequest, slug: str, a: int, b: int, asked: str | Non
         if measure not in common:
             raise Problem("These runs have no per-need AP values.")
     scores = paired_scores(frame_a, frame_b, measure)
-    test, stored = stats_for_pair(benchmark.current_judgments_id, run_a, run_b, measure, scores)
+    test, stored = stats_for_pair(lens.judgments_id, run_a, run_b, measure, scores)
     return {
+        "lens": lens,
         "verdict": verdict(run_a.run_name, run_b.run_name, measure, test),
         "benchmark": benchmark,
         "a": run_a,

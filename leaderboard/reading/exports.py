@@ -26,9 +26,9 @@ from leaderboard.reading.boards import Board, is_count
 
 def leaderboard_file(board: Board, fmt: str) -> HttpResponse:
     """The leaderboard ``board`` as ``leaderboard.csv`` or ``leaderboard.json``."""
-    benchmark = board.benchmark
-    judgments = benchmark.current_judgments
-    version = judgments.version if judgments else None
+    benchmark, lens = board.benchmark, board.lens
+    judgments = lens.judgments if lens else None
+    version = lens.version if lens else None
     base = {
         "benchmark": benchmark.slug,
         "title": benchmark.title,
@@ -37,6 +37,7 @@ def leaderboard_file(board: Board, fmt: str) -> HttpResponse:
         "best_run_per_team": board.best_per_team,
         "interpolation": benchmark.interpolation,
         "judgments_version": version,
+        "needs": lens.needs if lens else "all",
         "num_needs": judgments.num_needs if judgments else 0,
     }
     runs = [
@@ -100,7 +101,8 @@ def _number(value: float, measure: str = "") -> str:
 
 
 def per_need_file(run: Submission, result: Result) -> HttpResponse:
-    """A run's per-need values on ``result`` as CSV, each need with its title."""
+    """A run's per-need values on ``result`` (the one its reader's lens shows) as CSV,
+    each need with its title."""
     frame = result.per_need_frame()
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = (
@@ -122,7 +124,7 @@ def comparison_payload(ctx: dict) -> dict:
     test = {k: (None if isinstance(v, float) and v != v else v) for k, v in ctx["test"].items()}
     return {
         "benchmark": ctx["benchmark"].slug,
-        "judgments_version": ctx["benchmark"].current_judgments.version,
+        **ctx["lens"].payload(),
         "measure": ctx["measure"],
         "a": {
             "submission_id": ctx["a"].pk,

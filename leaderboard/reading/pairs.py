@@ -113,7 +113,7 @@ def significance_matrix(board: Board, correction: str) -> Matrix:
         pairs = _tukey(rows, board.measure)
     else:
         comparisons = Comparison.objects.filter(
-            judgments_id=board.benchmark.current_judgments_id,
+            judgments_id=board.judgments_id,
             measure=board.measure,
             submission_a_id__in=ids,
             submission_b_id__in=ids,

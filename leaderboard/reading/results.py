@@ -98,6 +98,7 @@ def results_payload(results: RunResults) -> dict:
         "run_name": results.run.run_name,
         "benchmark": results.run.benchmark.slug,
         "judgments_version": results.result.judgments.version,
+        "judgments_needs": results.result.judgments.part or "all",
         "measure": results.measure,
         "measures": results.measures,
         "field": results.field_name,

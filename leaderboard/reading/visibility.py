@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
-from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.models import Benchmark, Submission
 
 
 class Problem(Exception):
@@ -38,13 +38,3 @@ def visible_submission(request: HttpRequest, pk: int) -> Submission:
     ):
         raise Http404("No such run.")
     return submission
-
-
-def shown_result(submission: Submission) -> Result | None:
-    """The result on the benchmark's current judgments, else the newest one (rescoring)."""
-    results = list(submission.results.select_related("judgments").order_by("-judgments__version"))
-    current = submission.benchmark.current_judgments_id
-    for result in results:
-        if result.judgments_id == current:
-            return result
-    return results[0] if results else None

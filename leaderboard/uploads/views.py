@@ -20,6 +20,7 @@ from leaderboard.models import Benchmark, Profile, Result, Submission
 from leaderboard.models.submissions import keep_name
 from leaderboard.pipeline.files import StorageUnavailable, discard, save, sha256_of
 from leaderboard.pipeline.tasks import queue_scoring
+from leaderboard.reading.lenses import Lens, default_lens
 from leaderboard.reading.visibility import visible_submission
 from leaderboard.uploads import refusals
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, SubmissionForm, max_upload_bytes
@@ -244,18 +245,20 @@ def my_submissions(request: HttpRequest) -> HttpResponse:
     submissions = (
         Submission.objects.filter(participant=request.user)
         .select_related("benchmark", "benchmark__current_judgments")
-        .prefetch_related(Prefetch("results", queryset=Result.objects.defer("per_need", "ranks")))
+        .prefetch_related(
+            Prefetch(
+                "results",
+                queryset=Result.objects.select_related("judgments").defer("per_need", "ranks"),
+            )
+        )
     )
     rows = []
+    lenses: dict[int, Lens] = {}  # one per benchmark: what its board shows this participant
     for submission in submissions:
-        result = next(
-            (
-                r
-                for r in submission.results.all()
-                if r.judgments_id == submission.benchmark.current_judgments_id
-            ),
-            None,
-        )
+        benchmark = submission.benchmark
+        if benchmark.pk not in lenses:
+            lenses[benchmark.pk] = default_lens(benchmark, request.user)
+        result = lenses[benchmark.pk].pick(submission.results.all())
         value = result.summary.get(submission.benchmark.primary_measure) if result else None
         rows.append({"submission": submission, "value": value})
     return render(request, "leaderboard/my_submissions.html", {"rows": rows})

@@ -101,3 +101,47 @@ def test_a_duplicate_names_the_existing_run_and_exits_1(site, capsys):
 def test_without_a_site_it_says_how_to_give_one(site, capsys):
     assert cli.main(["runs"]) == 2
     assert "--url" in capsys.readouterr().err
+
+
+def test_board_compare_and_results_ask_for_a_version_and_needs_and_print_them(monkeypatch, capsys):
+    """``--judgments`` and ``--needs`` go to the API as its query; the answer's version and
+    needs are printed first."""
+    monkeypatch.setenv("RRL_TOKEN", "t")
+    asked = []
+    lens = {"judgments_version": 1, "needs": "public"}
+    answers = {
+        "/api/benchmarks/lib/": {
+            "title": "Lib",
+            "leaderboard": {**lens, "ranked_by": "map", "runs": []},
+        },
+        "/api/benchmarks/lib/compare/1/2/": {
+            **lens,
+            "measure": "map",
+            "a": {"run": "x", "mean": 0.5},
+            "b": {"run": "y", "mean": 0.25},
+            "difference": "a - b",
+            "tests": {},
+        },
+        "/api/submissions/1/results/": {
+            "judgments_version": 1,
+            "judgments_needs": "public",
+            "id": 1,
+            "run_name": "x",
+            "measure": "map",
+            "field": "scored runs",
+            "field_runs": 2,
+            "needs": [],
+        },
+    }
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        asked.append(dict(request.url.params))
+        return httpx.Response(200, json=answers[request.url.path])
+
+    fake = functools.partial(client.Client, transport=httpx.MockTransport(handler), backoff=0)
+    monkeypatch.setattr(client, "Client", fake)
+    flags = ["--judgments", "1", "--needs", "public"]
+    for command in (["board", "lib"], ["compare", "lib", "1", "2"], ["results", "1"]):
+        assert cli.main(["--url", "http://lb.test", *command, *flags]) == 0
+        assert capsys.readouterr().out.splitlines()[0] == "Judgments v1, public needs"
+    assert asked == [{"judgments": "1", "needs": "public"}] * 3
