@@ -370,7 +370,10 @@ API_SCHEMA = {
     },
     "SWAGGER_UI_DIST": "SIDECAR",  # served from this site: no CDN
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"SubmissionStatus": "leaderboard.models.Submission.Status"},
+    "ENUM_NAME_OVERRIDES": {
+        "SubmissionStatus": "leaderboard.models.Submission.Status",
+        "Needs": "leaderboard.reading.lenses.NEEDS",
+    },
     "PREPROCESSING_HOOKS": ["leaderboard.api.schema.without_presigned_uploads"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
