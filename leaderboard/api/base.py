@@ -140,7 +140,7 @@ def last_change(benchmark: Benchmark, user) -> dt.datetime:
     judgments versions. A run hidden from ``user`` moves nothing while hidden: scoring
     or rescoring it changes no board they can see."""
     runs = Submission.objects.for_benchmark(benchmark)
-    seen = runs.filter(pk__in=runs.visible_to(user).values("pk"))
+    seen = runs.filter(pk__in=runs.scores_visible_to(user).values("pk"))
     seen_runs = seen.aggregate(created=Max("created"), finished=Max("finished"))
     results = Result.objects.filter(submission__in=seen.values("pk")).aggregate(
         created=Max("created")

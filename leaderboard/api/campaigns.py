@@ -150,7 +150,9 @@ class RunResults(ApiView):
         if result is None:
             raise ApiError(404, f"Run {run.run_name} has no scores yet.", {"status": run.status})
         try:
-            results = run_results(run, result, request.GET.get("measure") or None)
+            results = run_results(
+                run, result, request.GET.get("measure") or None, viewer=request.user
+            )
         except NoResults as error:
             raise ApiError(400, str(error)) from error
         return Response(RunResultsSerializer(results_payload(results)).data)

@@ -33,7 +33,7 @@ from leaderboard.uploads.forms import RunDetailsForm
 
 def owned_run(request: Request, submission_id: int) -> Submission:
     """The run if the caller owns it: 404 if they may not see it, 403 if not theirs."""
-    run = visible_submission(request, submission_id)
+    run = visible_submission(request, submission_id, scores=False)
     if not run.is_owned_by(request.user):
         raise PermissionDenied("Only the participant who submitted this run may change it.")
     return run
@@ -48,7 +48,8 @@ def kept_as_it_was(run: Submission) -> ApiError:
 
 
 def run_answer(request: Request, run: Submission) -> Response:
-    context = {"request": request, "results": {run.pk: shown_result(run)}}
+    shown = shown_result(run) if run.scores_visible_to(request.user) else None
+    context = {"request": request, "results": {run.pk: shown}}
     return Response(s.SubmissionSerializer(run, context=context).data)
 
 
@@ -79,7 +80,7 @@ class OwnerAction(ApiView):
         if self.action == "withdraw":
             run = owned_run(request, submission_id)
         else:  # the model checks who may hide or show it
-            run = visible_submission(request, submission_id)
+            run = visible_submission(request, submission_id, scores=False)
         if run.is_withdrawn:
             if self.action == "withdraw":
                 return run_answer(request, run)

@@ -16,7 +16,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from evaluation.measures import stored_measures
-from leaderboard.models import Benchmark, Profile, Submission
+from leaderboard.models import Benchmark, Submission
+from leaderboard.reading.names import shown_names
 
 # --- Numbers -------------------------------------------------------------------------
 
@@ -231,7 +232,8 @@ class SubmissionSerializer(serializers.Serializer):
     page = serializers.SerializerMethodField()
 
     def get_participant(self, run: Submission) -> str:
-        return Profile.find(run.participant).public_name
+        user = self.context["request"].user
+        return shown_names(run, user, self.context.setdefault("names", {}))[0]
 
     @extend_schema_field(
         serializers.ChoiceField(choices=["participant", "organizers"], allow_null=True)

@@ -125,7 +125,7 @@ class SubmissionList(ApiView):
         if "status" in query:
             runs = runs.filter(status=query["status"])
         runs = runs.select_related(
-            "benchmark", "benchmark__current_judgments", "participant"
+            "benchmark", "benchmark__current_judgments", "participant", "phase"
         ).prefetch_related(
             Prefetch(
                 "results",
@@ -133,7 +133,11 @@ class SubmissionList(ApiView):
             )
         )
         page = self.paginate_queryset(runs.order_by("-created", "-pk"))
-        context = {"request": request, "results": {run.pk: _shown(run) for run in page}}
+        # The caller's own runs of a hidden phase are listed without their scores.
+        seen = Submission.objects.filter(pk__in=[run.pk for run in page])
+        scores = set(seen.scores_visible_to(request.user).values_list("pk", flat=True))
+        shown = {run.pk: _shown(run) for run in page if run.pk in scores}
+        context = {"request": request, "results": shown}
         return self.get_paginated_response(
             s.SubmissionSerializer(page, many=True, context=context).data
         )
@@ -156,8 +160,9 @@ class SubmissionDetail(ApiView):
         responses={200: s.SubmissionSerializer, **errors(401, 404, 429)},
     )
     def get(self, request: Request, submission_id: int) -> Response:
-        run = visible_submission(request, submission_id)
-        context = {"request": request, "results": current_results([run])}
+        run = visible_submission(request, submission_id, scores=False)
+        shown = current_results([run]) if run.scores_visible_to(request.user) else {}
+        context = {"request": request, "results": shown}
         return Response(s.SubmissionSerializer(run, context=context).data)
 
     @extend_schema(

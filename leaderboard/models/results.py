@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class ResultQuerySet(models.QuerySet):
     def on_leaderboard(self, benchmark: Benchmark, user) -> ResultQuerySet:
         """Results of the current judgments for runs the user may see, with their runs."""
-        runs = Submission.objects.for_benchmark(benchmark).live().visible_to(user)
+        runs = Submission.objects.for_benchmark(benchmark).live().scores_visible_to(user)
         return (
             self.filter(judgments_id=benchmark.current_judgments_id, submission__in=runs)
             .select_related("submission", "submission__participant")

@@ -79,7 +79,7 @@ def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpRe
     if result is None:
         return problem_page(request, Problem(f"Run {run.run_name} has no scores yet."))
     try:
-        results = run_results(run, result, request.GET.get("measure") or None)
+        results = run_results(run, result, request.GET.get("measure") or None, viewer=request.user)
     except NoResults as error:
         return problem_page(request, Problem(str(error), 400), run.benchmark)
     if fmt == "json":

@@ -72,7 +72,11 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
     with transaction.atomic():
         Benchmark.objects.select_for_update().get(pk=benchmark.pk)
         version = (
-            benchmark.judgments.versions().order_by("-version").values_list("version", flat=True).first() or 0
+            benchmark.judgments.versions()
+            .order_by("-version")
+            .values_list("version", flat=True)
+            .first()
+            or 0
         ) + 1
         judgments = Judgments(
             benchmark=benchmark,

@@ -44,6 +44,7 @@ from evaluation.significance import (
     compare_one_against_many,
 )
 from leaderboard.models import Benchmark, Comparison, Result, Submission
+from leaderboard.reading.names import rename_rows
 
 ALPHA = 0.05
 PLACES = 4
@@ -263,7 +264,7 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         "submission__paper_url",
         "submission__code_url",
     )
-    return [
+    rows = [
         Row(
             result_id=v["pk"],
             submission_id=v["submission_id"],
@@ -289,6 +290,7 @@ def leaderboard_rows(benchmark: Benchmark, user) -> list[Row]:
         )
         for v in values
     ]
+    return rename_rows(rows, benchmark, user)  # pseudonyms until the reveal
 
 
 def _value(summary: dict, measure: str) -> float | None:
@@ -413,7 +415,7 @@ def _t_tests_against(leader: Row, others: list[Row], measure: str) -> dict[int, 
 
 def current_leaders(benchmarks: list[Benchmark], user) -> dict[int, tuple[Row, int]]:
     """Per benchmark id: the leader on its primary measure and the number of runs shown."""
-    runs = Submission.objects.live().visible_to(user)
+    runs = Submission.objects.live().scores_visible_to(user)
     values = Result.objects.filter(
         submission__benchmark__in=benchmarks,
         judgments_id=F("submission__benchmark__current_judgments_id"),

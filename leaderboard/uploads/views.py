@@ -229,7 +229,7 @@ def _gz_suffixed(upload) -> str:
 def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
     # The run page's rule: hidden runs and runs on unpublished benchmarks are a 404
     # for whoever may not see them.
-    submission = visible_submission(request, pk)
+    submission = visible_submission(request, pk, scores=False)
     return JsonResponse(
         {
             "status": submission.status,
@@ -243,7 +243,7 @@ def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
 def my_submissions(request: HttpRequest) -> HttpResponse:
     submissions = (
         Submission.objects.filter(participant=request.user)
-        .select_related("benchmark", "benchmark__current_judgments")
+        .select_related("benchmark", "benchmark__current_judgments", "phase")
         .prefetch_related(Prefetch("results", queryset=Result.objects.defer("per_need", "ranks")))
     )
     rows = []
@@ -256,6 +256,8 @@ def my_submissions(request: HttpRequest) -> HttpResponse:
             ),
             None,
         )
+        if submission.scores_hidden():  # a hidden phase's: the organizers' until the reveal
+            result = None
         value = result.summary.get(submission.benchmark.primary_measure) if result else None
         rows.append({"submission": submission, "value": value})
     return render(request, "leaderboard/my_submissions.html", {"rows": rows})
