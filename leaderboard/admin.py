@@ -114,6 +114,7 @@ class PhaseInline(admin.TabularInline):
         "team_daily_limit",
         "team_total_limit",
         "final_runs",
+        "board",
     ]
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:

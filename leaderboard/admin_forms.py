@@ -137,6 +137,8 @@ class BenchmarkForm(forms.ModelForm):
             "is_open",
             "daily_limit",
             "final_runs",
+            "reveal_at",
+            "anonymous",
             "published",
             "organizers",
         ]

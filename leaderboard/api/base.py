@@ -152,6 +152,8 @@ def last_change(benchmark: Benchmark, user) -> dt.datetime:
         withdrawn=Max("withdrawn_at", filter=Q(is_hidden=False)),
     )
     judged = benchmark.judgments.aggregate(created=Max("created"))
+    # The reveal opens the phases' boards and shows real names: the board changes then.
+    revealed = benchmark.reveal_at if benchmark.revealed() else None
     moments = [
         benchmark.created,
         seen_runs["created"],
@@ -160,6 +162,7 @@ def last_change(benchmark: Benchmark, user) -> dt.datetime:
         shown["visibility"],
         shown["withdrawn"],
         judged["created"],
+        revealed,
     ]
     return max(m for m in moments if m is not None)
 

@@ -3,9 +3,10 @@
 ``visible_benchmark`` and ``visible_submission`` give a 404 for whatever the reader
 (``request.user``: a page's or an API view's request alike) may not see: unpublished
 benchmarks, hidden, withdrawn, failed and never-scored runs but to their owners and the
-organizers, and runs of a phase whose board is not public before the reveal
-(``Submission.visible_to`` and ``scores_visible_to`` hold that rule). A ``Problem`` is what a read cannot answer, with the message to show: pages
-render it as a 400/404 page, the API as a JSON error.
+organizers, and the runs of a phase whose board is not public before the reveal
+(``Submission.visible_to`` and ``scores_visible_to`` hold that rule). A ``Problem`` is
+what a read cannot answer, with the message to show: pages render it as a 400/404 page,
+the API as a JSON error.
 """
 
 from __future__ import annotations
