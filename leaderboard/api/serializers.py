@@ -199,7 +199,9 @@ class SubmissionSerializer(serializers.Serializer):
     benchmark = serializers.SlugField(source="benchmark.slug")
     run_name = serializers.CharField()
     participant = serializers.SerializerMethodField(
-        help_text="The participant's display name (their username if they set none)."
+        help_text="The participant's display name (their username if they set none); on a "
+        "benchmark with pseudonyms, until its reveal, “Participant 7” but to its organizers "
+        "and to the participant."
     )
     description = serializers.CharField()
     paper_url = serializers.CharField(help_text="A paper describing the run; empty if none.")
