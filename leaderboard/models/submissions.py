@@ -488,7 +488,9 @@ class Submission(models.Model):
 
     def board_open(self) -> bool:
         """Whether the run's phase shows it to everyone (``open_board`` for one run)."""
-        return self.phase_id is None or self.phase.board_open()
+        if self.phase_id is None or self.benchmark.revealed():
+            return True
+        return self.phase.board == "public"
 
     def scores_hidden(self) -> bool:
         """Whether the run's scores are the organizers' only: a hidden phase's, before the
