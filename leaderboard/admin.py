@@ -122,8 +122,8 @@ class PhaseInline(admin.TabularInline):
         "total_limit",
         "team_daily_limit",
         "team_total_limit",
-        "board",
         "final_runs",
+        "board",
     ]
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:

@@ -143,7 +143,7 @@ def last_change(lens: Lens, user) -> dt.datetime:
     of a public reader) moves nothing either: neither changes a board they can see."""
     benchmark = lens.benchmark
     runs = Submission.objects.for_benchmark(benchmark)
-    seen = runs.filter(pk__in=runs.visible_to(user).values("pk"))
+    seen = runs.filter(pk__in=runs.scores_visible_to(user).values("pk"))
     seen_runs = seen.aggregate(created=Max("created"), finished=Max("finished"))
     results = Result.objects.filter(
         submission__in=seen.values("pk"), judgments_id=lens.judgments_id
@@ -157,6 +157,8 @@ def last_change(lens: Lens, user) -> dt.datetime:
     judged = benchmark.judgments.filter(Q(part="") | Q(pk=lens.judgments_id)).aggregate(
         created=Max("created")
     )
+    # The reveal opens the phases' boards and shows real names: the board changes then.
+    revealed = benchmark.reveal_at if benchmark.revealed() else None
     moments = [
         benchmark.created,
         seen_runs["created"],
@@ -165,6 +167,7 @@ def last_change(lens: Lens, user) -> dt.datetime:
         shown["visibility"],
         shown["withdrawn"],
         judged["created"],
+        revealed,
     ]
     return max(m for m in moments if m is not None)
 

@@ -159,7 +159,9 @@ class RunResults(ApiView):
                 {"status": run.status},
             )
         try:
-            results = run_results(run, result, request.GET.get("measure") or None)
+            results = run_results(
+                run, result, request.GET.get("measure") or None, viewer=request.user
+            )
         except NoResults as error:
             raise ApiError(400, str(error)) from error
         return Response(RunResultsSerializer(results_payload(results)).data)

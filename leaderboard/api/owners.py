@@ -34,7 +34,7 @@ from leaderboard.uploads.forms import RunDetailsForm
 
 def owned_run(request: Request, submission_id: int) -> Submission:
     """The run if the caller owns it: 404 if they may not see it, 403 if not theirs."""
-    run = visible_submission(request, submission_id)
+    run = visible_submission(request, submission_id, scores=False)
     if not run.is_owned_by(request.user):
         raise PermissionDenied("Only the participant who submitted this run may change it.")
     return run
@@ -50,10 +50,12 @@ def kept_as_it_was(run: Submission) -> ApiError:
 
 def run_answer(request: Request, run: Submission) -> Response:
     # After a change: the run as its default lens shows the caller (no query to read).
-    context = {
-        "request": request,
-        "results": {run.pk: default_lens(run.benchmark, request.user).result(run)},
-    }
+    shown = (
+        default_lens(run.benchmark, request.user).result(run)
+        if run.scores_visible_to(request.user)
+        else None
+    )
+    context = {"request": request, "results": {run.pk: shown}}
     return Response(s.SubmissionSerializer(run, context=context).data)
 
 
@@ -84,7 +86,7 @@ class OwnerAction(ApiView):
         if self.action == "withdraw":
             run = owned_run(request, submission_id)
         else:  # the model checks who may hide or show it
-            run = visible_submission(request, submission_id)
+            run = visible_submission(request, submission_id, scores=False)
         if run.is_withdrawn:
             if self.action == "withdraw":
                 return run_answer(request, run)

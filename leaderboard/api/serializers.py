@@ -17,8 +17,9 @@ from rest_framework import serializers
 
 from evaluation.measures import stored_measures
 from leaderboard.api.lenses import NEEDS_HELP, LensQuerySerializer, needs_field
-from leaderboard.models import Benchmark, Profile, Submission
+from leaderboard.models import Benchmark, Submission
 from leaderboard.reading.lenses import NEEDS
+from leaderboard.reading.names import shown_names
 
 # --- Numbers -------------------------------------------------------------------------
 
@@ -176,7 +177,9 @@ class SubmissionSerializer(serializers.Serializer):
     benchmark = serializers.SlugField(source="benchmark.slug")
     run_name = serializers.CharField()
     participant = serializers.SerializerMethodField(
-        help_text="The participant's display name (their username if they set none)."
+        help_text="The participant's display name (their username if they set none); on a "
+        "benchmark with pseudonyms, until its reveal, “Participant 7” but to its organizers "
+        "and to the participant."
     )
     description = serializers.CharField()
     paper_url = serializers.CharField(help_text="A paper describing the run; empty if none.")
@@ -210,7 +213,8 @@ class SubmissionSerializer(serializers.Serializer):
     page = serializers.SerializerMethodField()
 
     def get_participant(self, run: Submission) -> str:
-        return Profile.find(run.participant).public_name
+        user = self.context["request"].user
+        return shown_names(run, user, self.context.setdefault("names", {}))[0]
 
     @extend_schema_field(
         serializers.ChoiceField(choices=["participant", "organizers"], allow_null=True)

@@ -137,14 +137,20 @@ class SubmissionList(ApiView):
             runs = runs.filter(benchmark__slug=query["benchmark"])
         if "status" in query:
             runs = runs.filter(status=query["status"])
-        runs = runs.select_related("benchmark", "participant").prefetch_related(
+        runs = runs.select_related(
+            "benchmark", "benchmark__current_judgments", "participant", "phase"
+        ).prefetch_related(
             Prefetch(
                 "results",
                 queryset=Result.objects.select_related("judgments").defer("per_need", "ranks"),
             )
         )
         page = self.paginate_queryset(runs.order_by("-created", "-pk"))
-        context = {"request": request, "results": _default_results(request, page)}
+        # The caller's own runs of a hidden phase are listed without their scores.
+        seen = Submission.objects.filter(pk__in=[run.pk for run in page])
+        scores = set(seen.scores_visible_to(request.user).values_list("pk", flat=True))
+        shown = {pk: r for pk, r in _default_results(request, page).items() if pk in scores}
+        context = {"request": request, "results": shown}
         return self.get_paginated_response(
             s.SubmissionSerializer(page, many=True, context=context).data
         )
@@ -174,8 +180,9 @@ class SubmissionDetail(ApiView):
     )
     def get(self, request: Request, submission_id: int) -> Response:
         self.query(LensQuerySerializer)
-        run = visible_submission(request, submission_id)
-        context = {"request": request, "results": shown_results(request, [run])}
+        run = visible_submission(request, submission_id, scores=False)
+        shown = shown_results(request, [run]) if run.scores_visible_to(request.user) else {}
+        context = {"request": request, "results": shown}
         return Response(s.SubmissionSerializer(run, context=context).data)
 
     @extend_schema(

@@ -66,7 +66,7 @@ class BenchmarkHealth(models.Model):
         seen = set(
             Submission.objects.filter(pk__in=ids, benchmark_id=self.benchmark_id)
             .live()
-            .visible_to(user)
+            .scores_visible_to(user)
             .values_list("pk", flat=True)
         )
         return {**pool, "runs": [row for row in pool["runs"] if row["id"] in seen]}

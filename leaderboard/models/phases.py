@@ -116,6 +116,27 @@ class Phase(models.Model):
     def is_open_at(self, moment: dt.datetime) -> bool:
         return self.opens <= moment < self.closes
 
+    def board_open(self, now: dt.datetime | None = None) -> bool:
+        """Whether everyone sees this phase's runs and scores: a public board, or the
+        benchmark revealed (``Submission.visible_to`` holds the rule for many runs)."""
+        return self.board == "public" or self.benchmark.revealed(now)
+
+    def board_note(self, now: dt.datetime | None = None) -> str:
+        """The phase's board policy in one sentence ("" while everyone sees it)."""
+        if self.board_open(now):
+            return ""
+        reveal = self.benchmark.reveal_at
+        until = f"the reveal at {utc(reveal)}" if reveal else "the reveal (not yet scheduled)"
+        if self.board == "owners":
+            return f"{self.name} phase: each participant sees only their own runs until {until}."
+        return f"{self.name} phase: scores hidden until {until}."
+
+    def scores_note(self) -> str:
+        """What a run page says in place of a hidden phase's scores."""
+        reveal = self.benchmark.reveal_at
+        at = f"at {utc(reveal)}" if reveal else "(not yet scheduled)"
+        return f"Scores of the {self.name} phase are shown from the reveal {at}."
+
     def runs(self) -> models.QuerySet:
         """The runs that count against this phase's limits: submitted in it, not failed."""
         return Submission.objects.filter(phase=self).exclude(status=Submission.Status.FAILED)

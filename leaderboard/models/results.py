@@ -29,7 +29,7 @@ class ResultQuerySet(models.QuerySet):
     ) -> ResultQuerySet:
         """Results on one judgments row (the reader's lens: a version or one of its parts)
         for runs the user may see, with their runs."""
-        runs = Submission.objects.for_benchmark(benchmark).live().visible_to(user)
+        runs = Submission.objects.for_benchmark(benchmark).live().scores_visible_to(user)
         return (
             self.filter(judgments_id=judgments_id, submission__in=runs)
             .select_related("submission", "submission__participant")

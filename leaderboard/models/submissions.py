@@ -65,6 +65,37 @@ def utc_day_start(now: dt.datetime | None = None) -> dt.datetime:
 NAME_HELD = ~Q(status__in=["failed", "withdrawn"])
 
 
+def _public() -> Q:
+    """Runs anyone may see on a public board (the condition, not the phase's board)."""
+    Result = apps.get_model("leaderboard", "Result")
+    return (
+        Q(is_hidden=False)
+        & ~Q(status__in=[Submission.Status.WITHDRAWN, Submission.Status.FAILED])
+        & Q(Exists(Result.objects.filter(submission=OuterRef("pk"))))
+    )
+
+
+def open_board(now: dt.datetime | None = None) -> Q:
+    """Runs whose phase shows them to everyone: no phase, a public board, or the benchmark
+    revealed. Before the reveal an "owners" phase's runs are their owner's and the
+    organizers' only, and a "hidden" phase's scores the organizers' only."""
+    now = now or timezone.now()
+    return (
+        Q(phase__isnull=True)
+        | Q(phase__board="public")
+        | Q(benchmark__reveal_at__isnull=False, benchmark__reveal_at__lte=now)
+    )
+
+
+def _hidden_phase_runs() -> models.QuerySet:
+    """Ids of runs of a "hidden" phase before their benchmark's reveal."""
+    return (
+        Submission.objects.filter(phase__board="hidden")
+        .exclude(benchmark__reveal_at__lte=timezone.now())
+        .values("pk")
+    )
+
+
 class SubmissionQuerySet(models.QuerySet):
     def for_benchmark(self, benchmark: Benchmark) -> SubmissionQuerySet:
         return self.filter(benchmark=benchmark)
@@ -86,20 +117,33 @@ class SubmissionQuerySet(models.QuerySet):
         return self.filter(status=Submission.Status.SCORED)
 
     def visible_to(self, user) -> SubmissionQuerySet:
-        """Runs anyone may see: not hidden, not withdrawn, not failed, and scored at least
-        once (a run being rescored keeps its place). Hidden, withdrawn, failed and
-        never-scored runs only for their owner, the organizers and superusers."""
-        Result = apps.get_model("leaderboard", "Result")
-        public = (
-            Q(is_hidden=False)
-            & ~Q(status__in=[Submission.Status.WITHDRAWN, Submission.Status.FAILED])
-            & Q(Exists(Result.objects.filter(submission=OuterRef("pk"))))
-        )
+        """Runs ``user`` may see exist (on boards, lists and their pages). Anyone: runs
+        neither hidden, withdrawn nor failed, scored at least once (a run being rescored
+        keeps its place), and on an open board (``open_board``). Their owner, the
+        organizers and superusers: all of them. Whether their scores are shown is
+        ``scores_visible_to``."""
+        public = _public() & open_board()
         if not user.is_authenticated:
             return self.filter(public)
         if user.is_superuser:
             return self
         return self.filter(public | Q(participant=user) | Q(benchmark__organizers=user)).distinct()
+
+    def scores_visible_to(self, user) -> SubmissionQuerySet:
+        """The runs of ``visible_to`` whose scores ``user`` may see: all but the owner's
+        own runs of a hidden phase before the reveal (only organizers see those scores).
+        Every read of scores (boards, comparisons, exports, matrices, plots, the field of
+        a run's results, health) lists runs through this."""
+        if not user.is_authenticated:
+            return self.visible_to(user)
+        if user.is_superuser:
+            return self
+        shown = (
+            (_public() & open_board())
+            | Q(benchmark__organizers=user)
+            | (Q(participant=user) & ~Q(pk__in=_hidden_phase_runs()))
+        )
+        return self.filter(shown).distinct()
 
     def counted_today(self, user) -> int:
         """Submissions that count against the daily limit: this UTC day, not failed.
@@ -432,11 +476,38 @@ class Submission(models.Model):
             self.Status.WITHDRAWN,
             self.Status.FAILED,
         )
-        if public and (self.status == self.Status.SCORED or self.results.exists()):
+        if (
+            public
+            and self.board_open()
+            and (self.status == self.Status.SCORED or self.results.exists())
+        ):
             return True
         if not user.is_authenticated:
             return False
         return user.pk == self.participant_id or self.benchmark.is_organised_by(user)
+
+    def board_open(self) -> bool:
+        """Whether the run's phase shows it to everyone (``open_board`` for one run)."""
+        if self.phase_id is None or self.benchmark.revealed():
+            return True
+        return self.phase.board == "public"
+
+    def scores_hidden(self) -> bool:
+        """Whether the run's scores are the organizers' only: a hidden phase's, before the
+        reveal."""
+        return self.phase_id is not None and self.phase.board == "hidden" and not self.board_open()
+
+    def scores_visible_to(self, user) -> bool:
+        """One run's ``SubmissionQuerySet.scores_visible_to``."""
+        if not self.is_visible_to(user):
+            return False
+        return not self.scores_hidden() or self.benchmark.is_organised_by(user)
+
+    def scores_note(self, user) -> str:
+        """Why ``user``, who may see the run, sees no scores of it ("" if they do)."""
+        if self.scores_visible_to(user) or not self.scores_hidden():
+            return ""
+        return self.phase.scores_note()
 
     # --- The owner's operations (the run page and My runs; organizers use the admin) ---
 

@@ -86,7 +86,7 @@ def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpRe
             request, Problem(f"Run {run.run_name} has no scores yet here: {lens.line()}")
         )
     try:
-        results = run_results(run, result, request.GET.get("measure") or None)
+        results = run_results(run, result, request.GET.get("measure") or None, viewer=request.user)
     except NoResults as error:
         return problem_page(request, Problem(str(error), 400), run.benchmark)
     if fmt == "json":

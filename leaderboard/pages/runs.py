@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
-from leaderboard.models import Benchmark, Profile, Result, Submission
+from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.pages import plots
 from leaderboard.pages.richtext import markdown_html
 from leaderboard.pages.shortcuts import PLOT_FORMATS, fmt, plot_response, problem_page
@@ -28,6 +28,7 @@ from leaderboard.reading.boards import (
     per_need_label,
 )
 from leaderboard.reading.lenses import Lens, lens_for
+from leaderboard.reading.names import shown_names
 from leaderboard.reading.pairs import eleven_point
 from leaderboard.reading.runs import per_need_table
 from leaderboard.reading.visibility import Problem, visible_submission
@@ -35,21 +36,24 @@ from leaderboard.reading.visibility import Problem, visible_submission
 
 @require_GET
 def submission(request: HttpRequest, pk: int) -> HttpResponse:
-    run = visible_submission(request, pk)
+    run = visible_submission(request, pk, scores=False)
     benchmark = run.benchmark
     try:
         lens = lens_for(request, benchmark)
     except Problem as problem:
         return problem_page(request, problem, benchmark)
-    result = lens.result(run)
-    author = Profile.find(run.participant)
+    scores_note = run.scores_note(request.user)
+    result = None if scores_note else lens.result(run)
+    author, team = shown_names(run, request.user)
     context = {
         "run": run,
         "benchmark": benchmark,
         "result": result,
         "lens": lens,
         "author": author,
+        "team": team,
         "description": markdown_html(run.description),
+        "scores_note": scores_note,
     }
     context["live"] = run.status in (Submission.Status.QUEUED, Submission.Status.RUNNING)
     context["is_owner"] = run.is_owned_by(request.user)  # edit, hide, withdraw links

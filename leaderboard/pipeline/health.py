@@ -42,6 +42,7 @@ from leaderboard.models import (
     Result,
     Submission,
 )
+from leaderboard.models.submissions import open_board
 from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
 from leaderboard.pipeline.scoring import display_name, pool_qrels
 
@@ -61,6 +62,8 @@ def _results(benchmark: Benchmark, judgments: Judgments):
             submission__benchmark=benchmark,
             submission__status=Submission.Status.SCORED,
             submission__is_hidden=False,
+            # a phase whose board is not public stays out of the statistics until the reveal
+            submission__in=Submission.objects.filter(open_board()),
         )
         .select_related("submission", "submission__participant__profile__team")
         .order_by("submission_id")

@@ -46,7 +46,11 @@ def primary_value(submission: Submission) -> tuple[str, float | None, bool]:
 def message_for(submission: Submission) -> tuple[str, str]:
     """The subject and the plain-text body for a run that was scored or failed."""
     scored = submission.status == Submission.Status.SCORED
-    measure, value, public = primary_value(submission) if scored else ("", None, False)
+    # A hidden phase's scores are the organizers' until the reveal: the mail says when.
+    hidden = scored and submission.scores_hidden()
+    measure, value, public = (
+        primary_value(submission) if scored and not hidden else ("", None, False)
+    )
     context = {
         "run": submission,
         "benchmark": submission.benchmark,
@@ -55,6 +59,7 @@ def message_for(submission: Submission) -> tuple[str, str]:
         "measure": measure,
         "value": "" if value is None else f"{value:.4f}",
         "public_only": public,
+        "scores_note": submission.phase.scores_note() if hidden else "",
         "judgments_version": submission.judgments.version if submission.judgments else None,
         "run_url": settings.SITE_URL + submission.get_absolute_url(),
         "account_url": settings.SITE_URL + reverse("account"),
@@ -69,7 +74,7 @@ def notify_finished(submission_id: int) -> bool:
     went out. Never raises: scoring does not depend on mail."""
     try:
         submission = (
-            Submission.objects.select_related("benchmark", "participant", "judgments")
+            Submission.objects.select_related("benchmark", "participant", "judgments", "phase")
             .filter(pk=submission_id)
             .first()
         )

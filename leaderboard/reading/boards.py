@@ -44,6 +44,7 @@ from evaluation.significance import (
 )
 from leaderboard.models import Benchmark, Comparison, Result, Submission
 from leaderboard.reading.lenses import Lens, default_lens
+from leaderboard.reading.names import rename_rows
 
 ALPHA = 0.05
 PLACES = 4
@@ -270,7 +271,7 @@ def leaderboard_rows(benchmark: Benchmark, user, judgments_id: int | None) -> li
         "submission__code_url",
         "created",
     )
-    return [
+    rows = [
         Row(
             result_id=v["pk"],
             submission_id=v["submission_id"],
@@ -297,6 +298,7 @@ def leaderboard_rows(benchmark: Benchmark, user, judgments_id: int | None) -> li
         )
         for v in values
     ]
+    return rename_rows(rows, benchmark, user)  # pseudonyms until the reveal
 
 
 def _value(summary: dict, measure: str) -> float | None:
@@ -428,7 +430,7 @@ def _t_tests_against(leader: Row, others: list[Row], measure: str) -> dict[int, 
 def current_leaders(benchmarks: list[Benchmark], user) -> dict[int, tuple[Row, int]]:
     """Per benchmark id: the leader on its primary measure and the number of runs shown,
     on the judgments row each benchmark's lens shows ``user`` by default."""
-    runs = Submission.objects.live().visible_to(user)
+    runs = Submission.objects.live().scores_visible_to(user)
     # Without a split the lens is the current version: no query to ask it.
     rows = [
         default_lens(b, user).judgments_id if b.has_split else b.current_judgments_id

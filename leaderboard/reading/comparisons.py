@@ -32,7 +32,7 @@ def _pair(request: HttpRequest, lens: Lens, a: int, b: int):
         )
     }
     for pk in (a, b):
-        if pk not in runs or not runs[pk].is_visible_to(request.user):
+        if pk not in runs or not runs[pk].scores_visible_to(request.user):
             raise Problem(f"There is no run {pk} on {benchmark.title}.")
     results = {
         r.submission_id: r

@@ -62,10 +62,12 @@ def field_runs(run: Submission) -> tuple[list[Submission], str]:
     return runs, "scored runs"
 
 
-def run_results(run: Submission, result: Result, measure: str | None = None) -> RunResults:
+def run_results(
+    run: Submission, result: Result, measure: str | None = None, *, viewer=None
+) -> RunResults:
     """The run's per-need ``measure`` (either name system; default: the benchmark's
     primary one) beside the best, median and worst of its field on the judgments of
-    ``result``."""
+    ``result``; with ``viewer``, a field of the runs whose scores they may see."""
     own = result.per_need_frame()
     measures = [str(m) for m in own.columns]
     measure = canonical_measure(measure or run.benchmark.primary_measure)  # P@10: P_10
@@ -73,6 +75,10 @@ def run_results(run: Submission, result: Result, measure: str | None = None) -> 
         raise NoResults(f"No stored measure {measure!r}; stored: {', '.join(measures)}.")
     needs = own.index
     field, field_name = field_runs(run)
+    if viewer is not None:
+        seen = Submission.objects.filter(pk__in=[r.pk for r in field]).scores_visible_to(viewer)
+        kept = set(seen.values_list("pk", flat=True))
+        field = [r for r in field if r.pk in kept]
     stored = Result.objects.filter(
         judgments_id=result.judgments_id, submission__in=[r.pk for r in field]
     ).only("per_need", "submission_id")

@@ -3,8 +3,10 @@
 ``visible_benchmark`` and ``visible_submission`` give a 404 for whatever the reader
 (``request.user``: a page's or an API view's request alike) may not see: unpublished
 benchmarks, hidden, withdrawn, failed and never-scored runs but to their owners and the
-organizers. A ``Problem`` is what a read cannot answer, with the message to show: pages
-render it as a 400/404 page, the API as a JSON error.
+organizers, and the runs of a phase whose board is not public before the reveal
+(``Submission.visible_to`` and ``scores_visible_to`` hold that rule). A ``Problem`` is
+what a read cannot answer, with the message to show: pages render it as a 400/404 page,
+the API as a JSON error.
 """
 
 from __future__ import annotations
@@ -29,11 +31,16 @@ def visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:
     )
 
 
-def visible_submission(request: HttpRequest, pk: int) -> Submission:
+def visible_submission(request: HttpRequest, pk: int, *, scores: bool = True) -> Submission:
+    """The run, or a 404. With ``scores`` (reads of its values: per-need tables, plots,
+    exports, results) only if the reader may see its scores; without, if they may see it
+    exists (its page, its status), the caller leaving its scores out where
+    ``Submission.scores_visible_to`` says so."""
     submission = get_object_or_404(
-        Submission.objects.select_related("benchmark", "participant", "judgments"), pk=pk
+        Submission.objects.select_related("benchmark", "participant", "judgments", "phase"), pk=pk
     )
-    if not submission.is_visible_to(request.user) or not (
+    seen = submission.scores_visible_to if scores else submission.is_visible_to
+    if not seen(request.user) or not (
         submission.benchmark.published or submission.benchmark.is_organised_by(request.user)
     ):
         raise Http404("No such run.")

@@ -42,7 +42,7 @@ from leaderboard.uploads.forms import ConfirmForm, RunDetailsForm
 
 def owned_run(request: HttpRequest, pk: int) -> Submission:
     """The run, if the user owns it: 404 if they may not see it, 403 if not theirs."""
-    run = visible_submission(request, pk)
+    run = visible_submission(request, pk, scores=False)
     if not run.is_owned_by(request.user):
         raise PermissionDenied("Only the participant who submitted this run may change it.")
     return run
@@ -104,7 +104,11 @@ ACTIONS = {
 @require_http_methods(["GET", "POST"])
 def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     """Hide, show or withdraw a run, after its confirmation page."""
-    run = owned_run(request, pk) if action == "withdraw" else visible_submission(request, pk)
+    run = (
+        owned_run(request, pk)
+        if action == "withdraw"
+        else visible_submission(request, pk, scores=False)
+    )
     spec = ACTIONS[action]
     name = run.run_name
     if run.is_withdrawn:

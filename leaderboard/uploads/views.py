@@ -230,7 +230,7 @@ def _gz_suffixed(upload) -> str:
 def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
     # The run page's rule: hidden runs and runs on unpublished benchmarks are a 404
     # for whoever may not see them.
-    submission = visible_submission(request, pk)
+    submission = visible_submission(request, pk, scores=False)
     return JsonResponse(
         {
             "status": submission.status,
@@ -244,7 +244,7 @@ def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
 def my_submissions(request: HttpRequest) -> HttpResponse:
     submissions = (
         Submission.objects.filter(participant=request.user)
-        .select_related("benchmark", "benchmark__current_judgments")
+        .select_related("benchmark", "benchmark__current_judgments", "phase")
         .prefetch_related(
             Prefetch(
                 "results",
@@ -259,6 +259,8 @@ def my_submissions(request: HttpRequest) -> HttpResponse:
         if benchmark.pk not in lenses:
             lenses[benchmark.pk] = default_lens(benchmark, request.user)
         result = lenses[benchmark.pk].pick(submission.results.all())
+        if submission.scores_hidden():  # a hidden phase's: the organizers' until the reveal
+            result = None
         value = result.summary.get(submission.benchmark.primary_measure) if result else None
         rows.append({"submission": submission, "value": value})
     return render(request, "leaderboard/my_submissions.html", {"rows": rows})

@@ -8,7 +8,10 @@ fixed seed, so every run of the tests sees the same board.
 
 from __future__ import annotations
 
+import datetime as dt
 import warnings
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,8 +20,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from evaluation.significance import PAIR_KEYS, FewNeedsWarning, compare_one_against_many
-from leaderboard.models import Benchmark, Comparison, Profile, Result
-from tests.leaderboard.pages_data import add_run, make_benchmark, summarize
+from leaderboard.models import Benchmark, Comparison, Phase, Profile, Result, Submission
+from tests.leaderboard.pages_data import add_run, make_benchmark, store_comparisons, summarize
 
 NEEDS = {f"n{i:02d}": f"information need number {i}" for i in range(30)}
 TEAMS = 10
@@ -120,3 +123,101 @@ def seed_campaign(slug: str = "campaign") -> Benchmark:
 @pytest.fixture
 def campaign(db) -> Benchmark:
     return seed_campaign()
+
+
+# --- Phase boards: a benchmark with a public, an "owners" and a "hidden" phase ----------
+
+BOARD_START = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
+BEFORE_REVEAL = BOARD_START + timezone.timedelta(days=61)
+REVEAL = BOARD_START + timezone.timedelta(days=70)
+AFTER_REVEAL = BOARD_START + timezone.timedelta(days=71)
+# Scores no other run or page shows, so their absence is the test.
+HIDDEN_MAP = 0.8765
+OWNERS_MAP = 0.6543
+PUBLIC_MAP = 0.4321
+
+
+@dataclass
+class Boards:
+    """``benchmark`` with three phases (Development public, Validation "owners", Test
+    "hidden"); ``ada`` (display name "Ada Realname", no team) submitted ``own_run`` in
+    Validation, ``hidden_run`` in Test and ``ada_public`` in Development; ``bob`` (team
+    "Zebra Crew") ``bob_public`` in Development; ``olga`` organizes; ``eve`` is another
+    participant who submitted nothing. Revealed at ``REVEAL``."""
+
+    benchmark: Benchmark
+    ada: Any
+    bob: Any
+    olga: Any
+    eve: Any
+    bob_public: Submission
+    ada_public: Submission
+    own_run: Submission
+    hidden_run: Submission
+
+
+def flat_frame(value: float) -> pd.DataFrame:
+    needs = list(NEEDS)[:5]
+    return pd.DataFrame(
+        {"map": value, "P_10": value, "ndcg_cut_10": value, "num_rel": 5.0}, index=needs
+    )
+
+
+def seed_boards(slug: str = "boards", anonymous: bool = False) -> Boards:
+    benchmark = make_benchmark(
+        slug,
+        dict(list(NEEDS.items())[:5]),
+        primary="map",
+        title="Boards",
+        reveal_at=REVEAL,
+        anonymous=anonymous,
+    )
+    users = get_user_model().objects
+    ada = users.create_user("ada-username", password="pw-ada-12345")
+    bob = users.create_user("bob-username", password="pw-bob-12345")
+    olga = users.create_user("olga-organizer", password="pw-olga-12345", is_staff=True)
+    eve = users.create_user("eve-username", password="pw-eve-12345")
+    benchmark.organizers.add(olga)
+    Profile.of(ada)
+    Profile.objects.filter(user=ada).update(display_name="Ada Realname")
+    Profile.of(bob).create_team("Zebra Crew")
+    day = timezone.timedelta(days=1)
+    phases = {
+        board: Phase.objects.create(
+            benchmark=benchmark,
+            name=name,
+            opens=BOARD_START + day * 20 * i,
+            closes=BOARD_START + day * 20 * (i + 1),
+            board=board,
+        )
+        for i, (name, board) in enumerate(
+            [("Development", "public"), ("Validation", "owners"), ("Test", "hidden")]
+        )
+    }
+
+    def run(user, name, board, value, hours):
+        frame = flat_frame(value)
+        return add_run(
+            benchmark,
+            user,
+            name,
+            frame,
+            summary={"map": value, "P_10": value, "ndcg_cut_10": value, "num_rel": 25.0},
+            created=phases[board].opens + timezone.timedelta(hours=hours),
+            phase=phases[board],
+            judgments_id=benchmark.current_judgments_id,
+        )
+
+    boards = Boards(
+        benchmark,
+        ada,
+        bob,
+        olga,
+        eve,
+        bob_public=run(bob, "zeta-public", "public", PUBLIC_MAP, 1),
+        ada_public=run(ada, "alpha-public", "public", 0.3210, 2),
+        own_run=run(ada, "alpha-owners", "owners", OWNERS_MAP, 1),
+        hidden_run=run(ada, "alpha-hidden", "hidden", HIDDEN_MAP, 1),
+    )
+    store_comparisons(benchmark, ("map",))
+    return boards

@@ -163,16 +163,18 @@ def test_an_organizer_sets_phases_on_the_benchmark_form(client, organizer):
         "phases-0-closes_0": "2026-07-20",
         "phases-0-closes_1": "12:00:00",
         "phases-0-total_limit": 3,
+        "phases-0-board": "hidden",
     }
     response = client.post(
         "/admin/leaderboard/benchmark/add/", {**benchmark_form(), **phase, "phases-TOTAL_FORMS": 1}
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     (saved,) = Benchmark.objects.get(slug="robust").phases.all()
-    assert (saved.name, saved.closes.isoformat(), saved.total_limit) == (
+    assert (saved.name, saved.closes.isoformat(), saved.total_limit, saved.board) == (
         "Test",
         "2026-07-20T12:00:00+00:00",
         3,
+        "hidden",
     )
     backwards = {**phase, "phases-0-closes_0": "2026-07-01"}
     response = client.post(

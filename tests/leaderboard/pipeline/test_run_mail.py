@@ -8,12 +8,20 @@ import logging
 import re
 
 import pytest
+import time_machine
 from django.utils import timezone
 
 from leaderboard.models import Profile, Submission
 from leaderboard.pipeline import notify, tasks
 from tests import DEMO
 from tests.leaderboard.accounts import test_password_reset
+from tests.leaderboard.campaign_data import (
+    AFTER_REVEAL,
+    BEFORE_REVEAL,
+    HIDDEN_MAP,
+    PUBLIC_MAP,
+    seed_boards,
+)
 from tests.leaderboard.pipeline.test_tasks import make_run
 
 smtp = test_password_reset.smtp
@@ -159,3 +167,24 @@ def test_after_the_reveal_the_mail_tells_the_whole_score(mail_site, library, ali
     _, body = notify.message_for(run)
     assert "map (the benchmark's primary measure): 0.7397" in body
     assert "public needs" not in body
+
+
+def test_a_hidden_phase_run_is_mailed_without_its_score(db, mailoutbox, mail_site):
+    """The owner of a hidden phase's run learns it is scored and when its scores show;
+    a public phase's run carries its score (the same mail, so the test can fail)."""
+    boards = seed_boards()
+    User = type(boards.ada)
+    User.objects.filter(pk__in=[boards.ada.pk, boards.bob.pk]).update(email="p@example.org")
+    with time_machine.travel(BEFORE_REVEAL, tick=False):
+        assert notify.notify_finished(boards.hidden_run.pk)
+        assert notify.notify_finished(boards.bob_public.pk)
+    hidden, public = mailoutbox
+    assert f"{HIDDEN_MAP:.4f}" not in hidden.subject + hidden.body
+    assert hidden.subject == "Run alpha-hidden on Boards is scored"
+    assert "Scores of the Test phase are shown from the reveal at 2026-05-10 12:00 UTC." in (
+        hidden.body
+    )
+    assert f"map {PUBLIC_MAP:.4f}" in public.subject
+    with time_machine.travel(AFTER_REVEAL, tick=False):
+        subject, body = notify.message_for(Submission.objects.get(pk=boards.hidden_run.pk))
+    assert f"{HIDDEN_MAP:.4f}" in subject and "shown from the reveal" not in body

@@ -1,0 +1,93 @@
+"""Who a run is shown as: real names, or a benchmark's stable pseudonyms until its reveal.
+
+On a benchmark with ``anonymous`` set, before its reveal every participant and team is
+shown as "Participant 7" or "Team 3" to everyone but the benchmark's organizers (and to a
+participant their own runs keep their own names). The numbers follow each one's first run
+on the benchmark (every run counts, failed and withdrawn ones too, so a number does not
+move when a run is hidden or withdrawn, and a new participant takes the next one): the
+same name on every page, in the API and in exports, on every load; another benchmark
+numbers its own; the number says nothing of the username. A run's team is its
+participant's current one, as boards show it (numbered by the first run recorded with it
+or by a member). From the reveal on everyone sees the real names.
+
+Every surface that names a participant or team asks :func:`names_for` (boards and their
+exports, the API's serializers, run pages); nothing else decides.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from leaderboard.models import Benchmark, Profile, Submission
+
+
+@dataclass
+class Names:
+    """The names one reader sees on one benchmark."""
+
+    viewer_id: int | None
+    pseudonymous: bool = False
+    participants: dict[int, int] = field(default_factory=dict)
+    teams: dict[int, int] = field(default_factory=dict)
+
+    def participant(self, participant_id: int | None, name: str) -> str:
+        """The name to show for ``participant_id`` (whose real name is ``name``)."""
+        if not self.pseudonymous or participant_id == self.viewer_id:
+            return name
+        return f"Participant {self.participants.get(participant_id, len(self.participants) + 1)}"
+
+    def team(self, team_id: int | None, name: str, participant_id: int | None) -> str:
+        """The name to show for a run's team (``name`` real, "" for none) by
+        ``participant_id``: a run's own participant sees their team's name."""
+        if not self.pseudonymous or not name or participant_id == self.viewer_id:
+            return name
+        return f"Team {self.teams.get(team_id, len(self.teams) + 1)}"
+
+
+def names_for(benchmark: Benchmark, user, now: dt.datetime | None = None) -> Names:
+    """The names ``user`` sees on ``benchmark`` (one query when pseudonyms apply)."""
+    viewer = user.pk if user.is_authenticated else None
+    if not benchmark.anonymous or benchmark.revealed(now) or benchmark.is_organised_by(user):
+        return Names(viewer)
+    names = Names(viewer, pseudonymous=True)
+    runs = (
+        Submission.objects.for_benchmark(benchmark)
+        .order_by("created", "pk")
+        .values_list("participant_id", "team_id", "participant__profile__team_id")
+    )
+    for participant, team, current_team in runs:
+        names.participants.setdefault(participant, len(names.participants) + 1)
+        for each in (team, current_team):
+            if each is not None:
+                names.teams.setdefault(each, len(names.teams) + 1)
+    return names
+
+
+def rename_rows(rows: list, benchmark: Benchmark, user) -> list:
+    """Board rows (``boards.Row``) with the names ``user`` sees, in place; returns them."""
+    names = names_for(benchmark, user)
+    if not names.pseudonymous:
+        return rows
+    for row in rows:
+        kind, _, key = row.group.partition(":")
+        team_id = int(key) if kind == "team" else None
+        row.team = names.team(team_id, row.team, row.participant_id)
+        row.participant = names.participant(row.participant_id, row.participant)
+    return rows
+
+
+def shown_names(run: Submission, user, cache: dict | None = None) -> tuple[str, str]:
+    """A run's participant and team names as ``user`` sees them ("" for no team).
+    ``cache`` (per request) keeps one ``Names`` per benchmark over many runs."""
+    cache = {} if cache is None else cache
+    names = cache.get(run.benchmark_id)
+    if names is None:
+        names = cache[run.benchmark_id] = names_for(run.benchmark, user)
+    profile = Profile.find(run.participant)
+    team = profile.team  # as boards show it: the participant's current team
+    team_id = team.pk if team is not None else None
+    return (
+        names.participant(run.participant_id, profile.public_name),
+        names.team(team_id, team.name if team is not None else "", run.participant_id),
+    )

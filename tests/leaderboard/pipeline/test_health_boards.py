@@ -1,0 +1,40 @@
+"""The health statistics over phase boards: a phase whose board is not public stays out
+of them until the reveal, and the sweep queues a recomputation once the reveal passed."""
+
+from __future__ import annotations
+
+import time_machine
+from django.utils import timezone
+
+from leaderboard.models import BenchmarkHealth
+from leaderboard.pipeline import health, tasks
+from tests.leaderboard.campaign_data import AFTER_REVEAL, BEFORE_REVEAL, REVEAL, seed_boards
+
+
+def test_closed_boards_stay_out_of_the_statistics_until_the_reveal(db):
+    boards = seed_boards()
+    judgments = boards.benchmark.current_judgments
+    with time_machine.travel(BEFORE_REVEAL, tick=False):
+        before = {r.submission.run_name for r in health._results(boards.benchmark, judgments)}
+    with time_machine.travel(AFTER_REVEAL, tick=False):
+        after = {r.submission.run_name for r in health._results(boards.benchmark, judgments)}
+    assert before == {"zeta-public", "alpha-public"}
+    assert after == before | {"alpha-owners", "alpha-hidden"}
+
+
+def test_the_sweep_queues_health_computed_before_the_reveal(db, django_capture_on_commit_callbacks):
+    boards = seed_boards()
+    row = BenchmarkHealth.objects.create(
+        benchmark=boards.benchmark,
+        judgments=boards.benchmark.current_judgments,
+        computed_at=REVEAL - timezone.timedelta(days=2),
+    )
+    with time_machine.travel(BEFORE_REVEAL, tick=False):
+        assert tasks.refresh_revealed_health() == 0
+    with time_machine.travel(AFTER_REVEAL, tick=False), django_capture_on_commit_callbacks():
+        assert tasks.refresh_revealed_health() == 1
+    row.refresh_from_db()
+    assert row.requested == 1
+    BenchmarkHealth.objects.filter(pk=row.pk).update(computed_at=AFTER_REVEAL)
+    with time_machine.travel(AFTER_REVEAL, tick=False):
+        assert tasks.refresh_revealed_health() == 0
