@@ -43,7 +43,9 @@ def test_numbered_by_first_run_and_stable_as_runs_arrive(boards, django_user_mod
         assert shown(boards.ada_public, AnonymousUser()) == ("Participant 2", "")
         rows = {
             r.run_name: (r.participant, r.team)
-            for r in leaderboard_rows(boards.benchmark, boards.eve)
+            for r in leaderboard_rows(
+                boards.benchmark, boards.eve, boards.benchmark.current_judgments_id
+            )
         }
         assert rows["zed-run"] == ("Participant 3", "")
         assert rows["zeta-public"] == ("Participant 1", "Team 1")
