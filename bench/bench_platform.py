@@ -431,6 +431,8 @@ def bench(args: argparse.Namespace, media: str) -> None:
     if worker is not None:  # the web process and the worker stopped: the machine as it scored
         cli = command_line(qrels_path, run_path)
         rows.append(("command line on the same files, the worker's measures (median of 3)", cli))
+        rows.append(("on the leaderboard against the command line (ratio, not seconds)",
+                     on_board_at / cli))  # fmt: skip
         stored = dict(rows).get("worker: of which storing the result")
         if stored is not None:
             rows.append(("the same plus the worker's storing", cli + stored))

@@ -19,6 +19,7 @@ and the load average before and after are printed: on a shared machine, read the
 ratios to trec_eval, measured in the same loop, not the seconds. Usage::
 
     python bench/bench_shapes.py [--repeats 5] [--cases small,many,large] [--large-needs 6980]
+        [--styles short,msmarco,uuid]
 """
 
 from __future__ import annotations
@@ -246,6 +247,7 @@ def main() -> None:
         "--cases", default="small,many,large", help="small, many, large (the 7M-line cases)"
     )
     parser.add_argument("--large-needs", type=int, default=6980)
+    parser.add_argument("--styles", default="short,msmarco,uuid", help="doc ids of the large cases")
     parser.add_argument("--runs", type=int, default=100, help="runs in the 'many' case")
     parser.add_argument("--trec-eval", default=None, help="trec_eval binary")
     parser.add_argument("--trec-eval-source", default=TREC_EVAL_GIT, help="checkout or git URL")
@@ -273,7 +275,7 @@ def main() -> None:
             qrels, runs = generate_many(sub, 50, args.runs)
             cases.append((f"{args.runs} runs of 50 x 1,000", qrels, sorted(runs.iterdir()), True))
         if "large" in wanted:
-            for style in ("short", "msmarco", "uuid"):
+            for style in args.styles.split(","):
                 sub = folder / f"large-{style}"
                 sub.mkdir()
                 qrels, run = generate_named(sub, args.large_needs, style)

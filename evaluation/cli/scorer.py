@@ -6,18 +6,18 @@ from __future__ import annotations
 import argparse
 
 from evaluation.measures.evaluation import Evaluation, evaluate
-from evaluation.trec.columnar import read_qrels, read_run
+from evaluation.trec.columnar import read_qrels_columns, read_run
 
 __all__ = ["Scorer"]
 
 
 class Scorer:
     """The qrels of ``args`` (read when made: a bad qrels file fails before any run is
-    read) and the flags every run is scored with."""
+    read; kept as the reader's columns, no frame) and the flags every run is scored with."""
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
-        self.qrels = read_qrels(args.qrels)
+        self.qrels = read_qrels_columns(args.qrels)
 
     def evaluate(self, path: str) -> Evaluation:
         """One run scored; raises as :func:`~evaluation.measures.evaluate` and the reader do."""

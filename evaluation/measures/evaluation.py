@@ -18,9 +18,9 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from evaluation.measures.interpolation import STANDARD_LEVELS, check_mode
 from evaluation.measures.interpolation import interpolated_curve as _curve
@@ -34,8 +34,11 @@ from evaluation.measures.scoring import (
     trec_eval_text,
 )
 from evaluation.trec.arrays import codes_present
-from evaluation.trec.columnar import Run, needs_present
-from evaluation.trec.inputs import as_qrels, as_run
+from evaluation.trec.columnar import Qrels, Run, needs_present
+from evaluation.trec.inputs import as_qrels, as_run, is_frame
+
+if TYPE_CHECKING:  # imported where a frame is built: scoring files needs no pandas
+    import pandas as pd
 
 __all__ = [
     "Evaluation",
@@ -80,6 +83,8 @@ class Evaluation:
     @cached_property
     def per_need(self) -> pd.DataFrame:
         """One row per need (index ``need_id``, strcmp order), one column per measure."""
+        import pandas as pd
+
         index = pd.Index(self.need_ids, name="need_id", dtype="str")
         return pd.DataFrame(self.columns, index=index)
 
@@ -133,6 +138,8 @@ class Evaluation:
 
     def to_csv(self) -> str:
         """One row per need plus an ``all`` row, one column per measure."""
+        import pandas as pd
+
         frame = self.per_need.copy()
         frame.loc["all"] = pd.Series({k: v for k, v in self.summary.items() if k in frame.columns})
         return frame.to_csv(index_label="need_id")
@@ -155,7 +162,7 @@ class NeedWithoutRun(ValueError):
 
 
 def _ranked(
-    qrels: pd.DataFrame,
+    qrels: pd.DataFrame | Qrels,
     run: Run | pd.DataFrame | RunLines,
     relevance_level: int,
     max_depth: int | None,
@@ -175,13 +182,19 @@ def _ranked(
     )
 
 
-def _judged_needs(qrels: pd.DataFrame) -> set[str]:
+def _judged_needs(qrels: pd.DataFrame | Qrels) -> set[str]:
     """The need ids with judgments."""
+    if isinstance(qrels, Qrels):
+        return set(qrels.need.unique().to_pylist())
+    import pandas as pd
+
     return set(map(str, pd.unique(pd.Series(qrels["need_id"]).astype(str))))
 
 
 def _run_needs(frame: pd.DataFrame) -> set[str]:
     """The need ids with at least one line in the run."""
+    import pandas as pd
+
     need_column = frame["need_id"]
     if isinstance(need_column.dtype, pd.CategoricalDtype):
         categories, codes = need_column.cat.categories, need_column.cat.codes.to_numpy()
@@ -192,7 +205,7 @@ def _run_needs(frame: pd.DataFrame) -> set[str]:
 def _lines_of(run) -> tuple[RunLines, str, list[str], set[str]]:
     """A run, a frame or anything :func:`~evaluation.trec.inputs.as_run` takes: its lines,
     tag, warnings and needs."""
-    if isinstance(run, pd.DataFrame) and {"need_id", "doc_id", "score"} <= set(run.columns):
+    if is_frame(run) and {"need_id", "doc_id", "score"} <= set(run.columns):
         run_id = str(run["tag"].iloc[-1]) if "tag" in run.columns and len(run) else ""
         return RunLines.of(run), run_id, [], _run_needs(run)
     run = as_run(run)
@@ -317,6 +330,8 @@ def relevant_ranks(
         raise TypeError("relevant_ranks needs qrels and a run (or a Ranking)")
     else:
         ranking = _ranked(qrels, run, relevance_level, max_depth, True, interpolation)
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "need_id": pd.Series(ranking.need_ids[ranking.hit_need], dtype="str"),

@@ -25,11 +25,14 @@ nothing relevant was retrieved); a need without relevant documents scores 0.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from evaluation.measures.ranking import Ranking
+
+if TYPE_CHECKING:  # imported by the one function that builds a frame
+    import pandas as pd
 
 STANDARD_LEVELS = ("0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0")
 #: the interpolation rules: the seed's exact definition, trec_eval 9.0.8's, 10.0's
@@ -154,6 +157,8 @@ def interpolated_curve(
     and the mean over needs (the summary curve trec_eval prints as
     ``iprec_at_recall_*`` for ``all``).
     """
+    import pandas as pd
+
     values = interpolated_precision(ranking, list(levels))
     frame = pd.DataFrame(
         values,

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -37,9 +37,12 @@ from evaluation.trec.arrays import (
     take,
     to_numpy,
 )
-from evaluation.trec.columnar import Run
+from evaluation.trec.columnar import Qrels, Run
 from evaluation.trec.hashing import pair_key, string_hash
 from evaluation.trec.threads import in_background, on_two_threads
+
+if TYPE_CHECKING:  # frames are imported where one is taken: columns need no pandas
+    import pandas as pd
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -56,6 +59,8 @@ def _as_arrow_strings(
     elif isinstance(values, pa.Array):
         array = pa.chunked_array([values])
     else:
+        import pandas as pd
+
         series = pd.Series(values)
         if isinstance(series.dtype, pd.CategoricalDtype):
             series = series.astype(str)
@@ -395,7 +400,7 @@ class RunLines:
 
 
 def rank_run(
-    qrels: pd.DataFrame,
+    qrels: pd.DataFrame | Qrels,
     run: pd.DataFrame | RunLines,
     relevance_level: int = 1,
     max_depth: int | None = None,
@@ -405,11 +410,11 @@ def rank_run(
 ) -> Ranking:
     """Order ``run`` as trec_eval does and look every retrieved document up in ``qrels``.
 
-    ``qrels``: a frame with columns need_id, doc_id, relevance. ``run``: need_id, doc_id,
-    score (any extra column is ignored), or its :class:`RunLines`, which are emptied
-    as they are used (a column nothing else holds is freed once used). With ``complete``
-    every qrels
-    need is kept (those without run lines get no rows and ``has_run`` False), else
+    ``qrels``: a frame with columns need_id, doc_id, relevance, or the reader's
+    :class:`~evaluation.trec.columnar.Qrels`. ``run``: need_id, doc_id, score (any extra
+    column is ignored), or its :class:`RunLines`, which are emptied as they are used (a
+    column nothing else holds is freed once used). With ``complete`` every qrels need is
+    kept (those without run lines get no rows and ``has_run`` False), else
     only qrels needs with at least one run line. ``doc_hash``: the run doc
     ids' :func:`~evaluation.trec.hashing.string_hash`, row for row, when the
     caller has it; else computed here.
@@ -500,8 +505,12 @@ def rank_run(
     return ranking
 
 
-def _qrels_columns(qrels: pd.DataFrame) -> tuple[pd.Series, pa.ChunkedArray, np.ndarray]:
+def _qrels_columns(
+    qrels: pd.DataFrame | Qrels,
+) -> tuple[pd.Series | pa.ChunkedArray, pa.ChunkedArray, np.ndarray]:
     """The qrels' need ids, doc ids (Arrow) and relevances (int64)."""
+    if isinstance(qrels, Qrels):
+        return qrels.need, _as_arrow_strings(qrels.doc), qrels.relevance
     need, doc, relevance = qrels["need_id"], qrels["doc_id"], qrels["relevance"]
     return need, _as_arrow_strings(doc), np.asarray(relevance, dtype=np.int64)
 
@@ -518,6 +527,8 @@ def _need_codes(
         if np.array_equal(by_name, np.arange(len(by_name))):
             return run_need  # the run's needs are the judged ones in order: codes as read
         return by_name[run_need] if len(by_name) else np.zeros(len(run_need), np.int32)
+    import pandas as pd
+
     need_index = pd.Index(judged_needs, dtype=object)
     if isinstance(run_need.dtype, pd.CategoricalDtype):
         categories = [str(c) for c in run_need.cat.categories]
@@ -555,7 +566,9 @@ def _judged_candidates(
     return flagged
 
 
-def _judged_needs(need_ids: pd.Series | np.ndarray) -> tuple[list[str], np.ndarray]:
+def _judged_needs(
+    need_ids: pd.Series | np.ndarray | pa.ChunkedArray,
+) -> tuple[list[str], np.ndarray]:
     """The qrels' distinct need ids in ``strcmp`` order, and each qrels line's index into
     them (int64). Arrow encodes the column (no Python string per line: 0.3-0.5 s less per
     run for 700,000 judgments); only the distinct ids are sorted in Python, by their

@@ -2,7 +2,7 @@
 
 - :mod:`evaluation.trec.columnar`: the reader every scoring goes through: ``read_run``
   (a :class:`Run`: columns, its DataFrame built when asked for) and ``read_qrels``
-  (a DataFrame).
+  (a DataFrame; ``read_qrels_columns`` the columns, as the command line scores them).
 - :mod:`evaluation.trec.readers`: the formats, ``check_run`` (the check of an upload: its
   first lines, its need ids; ``check_run_head`` the same, returning None), and the
   readers re-exported.
@@ -19,7 +19,7 @@
 - :mod:`evaluation.trec.threads`: work on two threads where the machine has two CPUs.
 - :mod:`evaluation.trec.need_ids`: the distinct first fields of lines (a run's need ids).
 
-Imports: numpy, pandas, pyarrow, these modules and the client's dependency-free
+Imports: numpy, pyarrow (pandas only where a frame is built), these modules and the client's dependency-free
 converter :mod:`rrl.trec` (``inputs`` writes runs held in Python as TREC text with it); nothing of
 :mod:`evaluation.measures`, :mod:`evaluation.significance` or :mod:`evaluation.cli`,
 and no Django. Modules here import each other by module path

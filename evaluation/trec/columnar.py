@@ -1,16 +1,18 @@
 """Reading runs and qrels: the file's bytes parsed by Arrow (:mod:`evaluation.trec.parsing`)
-into a :class:`Run` (columns, the frame built when asked for) or a qrels DataFrame,
-every bad line named as ``file:line: reason``. Every scoring reads through these two
-functions; :mod:`evaluation.trec.readers` re-exports them beside the upload check.
+into a :class:`Run` or :class:`Qrels` (columns, the frame built when asked for) or a
+qrels DataFrame, every bad line named as ``file:line: reason``. Every scoring reads
+through these functions; :mod:`evaluation.trec.readers` re-exports them beside the upload
+check. pandas is imported only when a frame is built: the command line scores from the
+columns and so starts without it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -19,7 +21,10 @@ from evaluation.trec.hashing import first_duplicate, string_hash
 from evaluation.trec.parsing import _QRELS, _RUN, _explain, _parse, _Text, run_header
 from evaluation.trec.sources import Source, TrecFormatError, load
 
-__all__ = ["Run", "header_warning", "read_qrels", "read_run"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Qrels", "Run", "header_warning", "read_qrels", "read_qrels_columns", "read_run"]
 
 
 @dataclass
@@ -47,6 +52,8 @@ class Run:
     def frame(self) -> pd.DataFrame:
         """One row per line, in file order: ``need_id`` (categorical), ``doc_id`` (str),
         ``score`` and ``rank`` (float64)."""
+        import pandas as pd
+
         return pd.DataFrame(
             {
                 "need_id": pd.Categorical.from_codes(
@@ -68,20 +75,53 @@ def needs_present(run: Run) -> list[str]:
     return [need for need, there in zip(run.needs, present, strict=True) if there]
 
 
+@dataclass
+class Qrels:
+    """Parsed qrels: their lines in file order as columns, the need and doc ids (Arrow
+    strings) and the relevances (int64). :attr:`frame` is the same lines as
+    :func:`read_qrels` gives them, built when first asked for."""
+
+    need: pa.ChunkedArray
+    doc: pa.ChunkedArray
+    relevance: np.ndarray
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """``need_id`` (str), ``doc_id`` (str) and ``relevance`` (int64)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "need_id": pd.Series(self.need, dtype="str").array,
+                "doc_id": pd.Series(self.doc, dtype="str").array,
+                "relevance": self.relevance,
+            }
+        )
+
+
 def read_qrels(
     source: Source, name: str | None = None, max_bytes: int | None = None
 ) -> pd.DataFrame:
     """Read qrels ``need_id iteration doc_id relevance`` (plain or gzipped).
 
     Returns a DataFrame with ``need_id`` (str), ``doc_id`` (str) and
-    ``relevance`` (int64), in file order. Raises :class:`TrecFormatError` for
+    ``relevance`` (int64), in file order: :func:`read_qrels_columns`' frame.
+
+    >>> read_qrels(b"q1 0 d1 1\\nq1 0 d2 0\\n").relevance.tolist()
+    [1, 0]
+    """
+    return read_qrels_columns(source, name, max_bytes).frame
+
+
+def read_qrels_columns(
+    source: Source, name: str | None = None, max_bytes: int | None = None
+) -> Qrels:
+    """Read qrels ``need_id iteration doc_id relevance`` (plain or gzipped) into
+    :class:`Qrels`. Raises :class:`TrecFormatError` for
     an empty or binary file, a line longer than 10,000 characters, a line
     without exactly four fields, a relevance that is not an integer (or not a
     64-bit one), a doc_id judged twice for one need, or content (decompressed)
     over ``max_bytes`` (None: no limit), refused while decompressing.
-
-    >>> read_qrels(b"q1 0 d1 1\\nq1 0 d2 0\\n").relevance.tolist()
-    [1, 0]
     """
     data, name = load(source, name, max_bytes)
     table, fast = _parse(data, name, _QRELS)
@@ -106,13 +146,7 @@ def read_qrels(
             text.line(second),
             f"doc_id {doc!r} judged twice for need {qid!r} (first on line {text.line(first)})",
         )
-    return pd.DataFrame(
-        {
-            "need_id": pd.Series(table.column(0), dtype="str").array,
-            "doc_id": pd.Series(table.column(2), dtype="str").array,
-            "relevance": to_numpy(relevance, np.int64),
-        }
-    )
+    return Qrels(table.column(0), table.column(2), to_numpy(relevance, np.int64))
 
 
 def read_run(source: Source, name: str | None = None, max_bytes: int | None = None) -> Run:

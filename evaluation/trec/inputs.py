@@ -20,16 +20,26 @@ pandas or pyarrow (``tests/test_layout.py`` holds it to the standard library), a
 from __future__ import annotations
 
 import os
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from evaluation.trec.columnar import Qrels
 from evaluation.trec.readers import Run, read_qrels, read_run
 from rrl.trec import qrels_text, run_text
 
-__all__ = ["as_qrels", "as_run", "is_source"]
+__all__ = ["as_qrels", "as_run", "is_frame", "is_source"]
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 QRELS_COLUMNS = ("need_id", "doc_id", "relevance")
+
+
+def is_frame(value: Any) -> bool:
+    """A pandas DataFrame: without pandas imported, nothing is one (so a caller that
+    holds only files and columns never pays pandas' import)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
 
 
 def is_source(value: Any) -> bool:
@@ -57,13 +67,16 @@ def as_run(run: Any, tag: str | None = None, name: str | None = None) -> Run:
     return read_run(run_text(run, tag).encode("utf-8"), _label(run))
 
 
-def as_qrels(qrels: Any, name: str | None = None) -> pd.DataFrame:
+def as_qrels(qrels: Any, name: str | None = None) -> pd.DataFrame | Qrels:
     """``qrels`` as the engine's frame: ``need_id``, ``doc_id``, ``relevance`` (int64).
 
-    A frame with exactly those column names is taken as it is (the engine's own);
-    anything else as :func:`as_run` takes runs.
+    A frame with exactly those column names is taken as it is (the engine's own), and so
+    are the reader's :class:`~evaluation.trec.columnar.Qrels`; anything else as
+    :func:`as_run` takes runs.
     """
-    if isinstance(qrels, pd.DataFrame) and all(c in qrels.columns for c in QRELS_COLUMNS):
+    if isinstance(qrels, Qrels):
+        return qrels
+    if is_frame(qrels) and all(c in qrels.columns for c in QRELS_COLUMNS):
         return qrels
     if is_source(qrels):
         return read_qrels(qrels, name)

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import re
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from evaluation.trec.parsing import _check_bytes
 from evaluation.trec.sources import Source, TrecFormatError, load
+
+if TYPE_CHECKING:  # imported where the frame is built: scoring reads no topics
+    import pandas as pd
 
 _TOP = re.compile(rb"<top>(.*?)</top>", re.S | re.I)
 _TAG = re.compile(rb"<(num|title|desc|narr)>", re.I)
@@ -103,6 +105,8 @@ def read_needs(
         seen[need] = line
     if not rows:
         raise TrecFormatError(name, 1, "no needs found")
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "need_id": [r[0] for r in rows],

@@ -236,6 +236,25 @@ def test_the_command_sets_one_blas_thread_and_arrows_system_allocator():
     assert done.stdout.split() == ["1", "system"]
 
 
+def test_scoring_files_imports_no_pandas_and_csv_does(tmp_path):
+    # the frames are built only for the formats that print them: a text score starts
+    # without pandas' import (most of a small run's time)
+    code = (
+        "import sys\n"
+        "from evaluation.__main__ import main\n"
+        f"qrels, run = {str(SUITE / 'qrels.test')!r}, {str(SUITE / 'results.test')!r}\n"
+        "main(['-q', '-m', 'all_trec', qrels, run, run])\n"
+        "print('pandas' in sys.modules, file=sys.stderr)\n"
+        "main(['--format', 'csv', '-m', 'map', qrels, run])\n"
+        "print('pandas' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stderr.split()[-2:] == ["False", "True"]
+    assert "\nmap" in done.stdout
+
+
 @pytest.mark.parametrize(
     ("tags", "distinct"),
     [
