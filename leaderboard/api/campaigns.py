@@ -19,6 +19,7 @@ from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.organizers import organised
 from leaderboard.api.schema import errors
+from leaderboard.api.serializers import labels_field
 from leaderboard.campaigns.views import export_response
 from leaderboard.models import set_final_runs
 from leaderboard.models.finals import PhaseClosed, TeamFinals, phase_for_finals, team_finals
@@ -129,7 +130,10 @@ class RunResultsSerializer(serializers.Serializer):
     benchmark = serializers.SlugField()
     judgments_version = serializers.IntegerField()
     measure = serializers.CharField()
-    measures = serializers.ListField(child=serializers.CharField())
+    measures = serializers.ListField(
+        child=serializers.CharField(), help_text="The stored scores to pick from (no counts)."
+    )
+    labels = labels_field()
     field = serializers.CharField(help_text="The runs compared: final runs of the phase, or all.")
     field_runs = serializers.IntegerField()
     needs = NeedResultSerializer(many=True)

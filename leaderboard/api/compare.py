@@ -23,7 +23,7 @@ from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, conditional
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
-from leaderboard.api.serializers import FiniteFloat
+from leaderboard.api.serializers import FiniteFloat, labels_field
 from leaderboard.api.views import board_for
 from leaderboard.reading.boards import ALPHA, measure_column, unknown_measure_message
 from leaderboard.reading.comparisons import comparison
@@ -58,6 +58,7 @@ class ComparisonSerializer(serializers.Serializer):
     benchmark = serializers.SlugField()
     judgments_version = serializers.IntegerField()
     measure = serializers.CharField()
+    labels = labels_field()
     a = ComparedRunSerializer()
     b = ComparedRunSerializer()
     difference = serializers.CharField()

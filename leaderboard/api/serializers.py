@@ -17,6 +17,7 @@ from rest_framework import serializers
 
 from evaluation.measures import stored_measures
 from leaderboard.models import Benchmark, Profile, Submission
+from leaderboard.reading.boards import measure_labels
 
 # --- Numbers -------------------------------------------------------------------------
 
@@ -33,6 +34,11 @@ def summary_field(**kwargs) -> serializers.DictField:
         help_text="Every measure, by trec_eval's name (`map`, `P_10`, `ndcg_cut_10`, ...).",
         **kwargs,
     )
+
+
+def labels_field(**kwargs) -> serializers.DictField:
+    what = "trec_eval's name -> the name the pages, exports and `rrl` show (`nDCG@10`, `AP`)."
+    return serializers.DictField(child=serializers.CharField(), help_text=what, **kwargs)
 
 
 def absolute(request, name: str, *args) -> str:
@@ -133,6 +139,7 @@ class LeaderboardSerializer(serializers.Serializer):
 
     ranked_by = serializers.CharField(source="measure")
     measures = serializers.ListField(child=serializers.CharField())
+    labels = labels_field()
     significance = serializers.ChoiceField(choices=["stored", "computed", "unavailable", "none"])
     notes = serializers.ListField(child=serializers.CharField())
     runs = LeaderboardRunSerializer(source="rows", many=True)
@@ -226,6 +233,7 @@ class SubmissionSerializer(serializers.Serializer):
     finished = serializers.DateTimeField(allow_null=True)
     judgments_version = serializers.SerializerMethodField()
     summary = serializers.SerializerMethodField()
+    labels = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
     per_need_url = serializers.SerializerMethodField()
     page = serializers.SerializerMethodField()
@@ -253,6 +261,9 @@ class SubmissionSerializer(serializers.Serializer):
     def get_summary(self, run: Submission) -> dict | None:
         result = self._result(run)
         return summary_field().to_representation(result.summary) if result else None
+
+    def get_labels(self, run: Submission) -> dict[str, str]:  # the schema reads the hint
+        return measure_labels(getattr(self._result(run), "summary", None) or {})
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_url(self, run: Submission) -> str:
