@@ -145,7 +145,7 @@ class RunResults(ApiView):
     @extend_schema(
         operation_id="getRunResults",
         summary="A run's per-need value beside the best, median and worst of the field",
-        description="`?measure=` any stored measure (default: the primary one).",
+        description="`?measure=` any stored score, not a count (default: the primary one).",
         responses={200: RunResultsSerializer, **errors(400, 401, 404, 429)},
     )
     def get(self, request: Request, submission_id: int) -> Response:

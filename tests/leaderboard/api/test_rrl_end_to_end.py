@@ -100,7 +100,7 @@ def test_the_command_logs_in_submits_waits_and_prints_the_summary(site, worker, 
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Run cli-run" in done.stdout and "is scored on library" in done.stdout
-    assert "AP           0.7397" in done.stdout  # run B's AP (0.740 to three places)
+    assert "  AP       0.7397" in done.stdout and "  nDCG@10  0.8562" in done.stdout
     assert "uploading: 100%" in done.stderr and "scoring: scored" in done.stderr
     run = Submission.objects.get(run_name="cli-run")
     assert run.status == "scored" and run.task_id != "eager"

@@ -43,6 +43,7 @@ def test_the_client_compares_on_the_primary_measure_and_names_what_it_lacks(site
     with pytest.raises(rrl.ApiError) as count:  # a count is no score to compare runs on
         client.compare("library", a.pk, b.pk, "num_rel_ret")
     assert count.value.status == 400 and "num_rel_ret" not in count.value.details["measures"]
+    assert "num_rel_ret is a count" in str(count.value)
 
     printed = rrl_command(
         "--url", site, "compare", "library", str(a.pk), str(b.pk), config=tmp_path
