@@ -38,6 +38,16 @@ def catalog_column(name: str) -> str:
         raise forms.ValidationError(f"Unknown measure “{name}”{reason}.{hint}") from error
 
 
+def testable(column: str) -> bool:
+    """Whether runs can be tested on ``column``: a score with per-need values to pair
+    (no count such as ``num_ret``, no summary-only ``gm_map``)."""
+    try:
+        entry = resolve(column)
+    except UnknownMeasure:  # a stored free-text name the catalog never knew: kept as it is
+        return True
+    return entry.per_need and not entry.is_count
+
+
 class MeasureListField(forms.CharField):
     """Measures separated by commas or spaces, either name system (``nDCG@10, RR@10,
     P_10``); cleaned to the list of their catalog columns, repeats dropped; None when the
@@ -242,13 +252,26 @@ class BenchmarkForm(forms.ModelForm):
         return self._kept("shown_measures")
 
     def clean_significance_measures(self) -> list[str]:
-        return self._kept("significance_measures")
+        kept = self._kept("significance_measures")
+        untestable = [m for m in kept or () if not testable(m)]
+        if untestable:
+            raise forms.ValidationError(
+                f"Not testable: {', '.join(untestable)} (a count, or no per-need values to "
+                "pair); test runs on scores such as AP, P@10, nDCG@10."
+            )
+        return kept
 
     def clean_interpolation(self) -> str:
         return self._kept("interpolation")
 
     def clean_primary_measure(self) -> str:
-        return catalog_column(self.cleaned_data["primary_measure"])
+        column = catalog_column(self.cleaned_data["primary_measure"])
+        if resolve(column).is_count:
+            raise forms.ValidationError(
+                f"“{column}” is a count, not a score to rank runs by; choose a measure such "
+                "as AP, P@10 or nDCG@10."
+            )
+        return column
 
     def clean(self) -> dict:
         cleaned = super().clean()

@@ -224,7 +224,7 @@ def submit(client, args, path) -> int:
         _print_phase(board)
         return 0
     print(f"Run {run['run_name']} (id {run['id']}) is scored on {args.benchmark}:")
-    _print_summary(run.get("summary") or {}, [board["primary_measure"], *board["shown_measures"]])
+    _print_summary(run, [board["primary_measure"], *board["shown_measures"]])
     _print_warnings(run)
     print(run["page"])
     _print_phase(board)
@@ -239,7 +239,7 @@ def status(client, args, path) -> int:
     if run["failure_reason"]:
         print(run["failure_reason"])
     if run.get("summary"):
-        _print_summary(run["summary"], list(SHOWN))
+        _print_summary(run, list(SHOWN))
     _print_warnings(run)
     return 0
 
@@ -259,7 +259,7 @@ def board(client, args, path) -> int:
         return _print_json(answer)
     leaderboard = answer["leaderboard"]
     print(_judgments_line(leaderboard.get("judgments_version"), leaderboard.get("needs")))
-    measure = leaderboard["ranked_by"]
+    measure = _label(leaderboard, leaderboard["ranked_by"])
     rows = [
         (r["rank"] or "", r["run_name"], r["participant"], _number(r["value"]), r["submission_id"])
         for r in leaderboard["runs"]
@@ -285,9 +285,8 @@ def compare(client, args, path) -> int:
         return _print_json(answer)
     print(_judgments_line(answer.get("judgments_version"), answer.get("needs")))
     a, b = answer["a"], answer["b"]
-    print(
-        f"{answer['measure']}: {a['run']} {_number(a['mean'])} vs {b['run']} {_number(b['mean'])}"
-    )
+    label = _label(answer, answer["measure"])
+    print(f"{label}: {a['run']} {_number(a['mean'])} vs {b['run']} {_number(b['mean'])}")
     if answer.get("verdict"):  # the server's sentence, as the comparison page says it
         print(answer["verdict"])
     print(f"difference: {answer['difference']}")
@@ -341,7 +340,8 @@ def results(client, args, path) -> int:
         return _print_json(answer)
     print(_judgments_line(answer.get("judgments_version"), answer.get("judgments_needs")))
     print(
-        f"Run {answer['run_name']} (id {answer['id']}), {answer['measure']} per need, beside "
+        f"Run {answer['run_name']} (id {answer['id']}), {_label(answer, answer['measure'])} "
+        f"per need, beside "
         f"the {answer['field']} ({answer['field_runs']}):"
     )
     rows = [
@@ -417,11 +417,19 @@ def _number(value: Any) -> str:
     return "" if value is None else f"{value:.4f}"
 
 
-def _print_summary(summary: dict, measures: list[str]) -> None:
+def _label(answer: dict, measure: str) -> str:
+    """The name the server's pages show for ``measure`` (``nDCG@10`` for ``ndcg_cut_10``):
+    the answer's ``labels``; the name itself from a server that sends none."""
+    return (answer.get("labels") or {}).get(measure, measure)
+
+
+def _print_summary(run: dict, measures: list[str]) -> None:
+    summary = run.get("summary") or {}
     names = [m for m in dict.fromkeys(measures) if m in summary] or sorted(summary)
-    width = max((len(n) for n in names), default=0)
-    for name in names:
-        print(f"  {name:<{width}}  {_number(summary[name])}")
+    labels = [_label(run, name) for name in names]
+    width = max((len(label) for label in labels), default=0)
+    for name, label in zip(names, labels, strict=True):
+        print(f"  {label:<{width}}  {_number(summary[name])}")
 
 
 def _print_warnings(run: dict) -> None:

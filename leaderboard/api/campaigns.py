@@ -20,6 +20,7 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.lenses import LensQuerySerializer, api_lens, needs_field
 from leaderboard.api.organizers import organised
 from leaderboard.api.schema import errors
+from leaderboard.api.serializers import labels_field
 from leaderboard.campaigns.views import export_response
 from leaderboard.models import set_final_runs
 from leaderboard.models.finals import PhaseClosed, TeamFinals, phase_for_finals, team_finals
@@ -131,7 +132,10 @@ class RunResultsSerializer(serializers.Serializer):
     judgments_version = serializers.IntegerField()
     judgments_needs = needs_field()
     measure = serializers.CharField()
-    measures = serializers.ListField(child=serializers.CharField())
+    measures = serializers.ListField(
+        child=serializers.CharField(), help_text="The stored scores to pick from (no counts)."
+    )
+    labels = labels_field()
     field = serializers.CharField(help_text="The runs compared: final runs of the phase, or all.")
     field_runs = serializers.IntegerField()
     needs = NeedResultSerializer(many=True)
@@ -143,7 +147,7 @@ class RunResults(ApiView):
     @extend_schema(
         operation_id="getRunResults",
         summary="A run's per-need value beside the best, median and worst of the field",
-        description="`?measure=` any stored measure (default: the primary one).",
+        description="`?measure=` any stored score, not a count (default: the primary one).",
         parameters=[LensQuerySerializer],
         responses={200: RunResultsSerializer, **errors(400, 401, 403, 404, 429)},
     )

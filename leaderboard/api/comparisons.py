@@ -22,9 +22,9 @@ from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.lenses import needs_field
 from leaderboard.api.schema import errors
-from leaderboard.api.serializers import FiniteFloat
+from leaderboard.api.serializers import FiniteFloat, labels_field
 from leaderboard.api.views import board_for
-from leaderboard.reading.boards import ALPHA, measure_column, unknown_measure_message
+from leaderboard.reading.boards import ALPHA, is_count, measure_column, unknown_measure_message
 from leaderboard.reading.comparisons import comparison
 from leaderboard.reading.exports import comparison_payload
 from leaderboard.reading.pairs import significance_matrix
@@ -53,6 +53,7 @@ class ComparisonSerializer(serializers.Serializer):
     judgments_version = serializers.IntegerField()
     needs = needs_field()
     measure = serializers.CharField()
+    labels = labels_field()
     a = ComparedRunSerializer()
     b = ComparedRunSerializer()
     difference = serializers.CharField()
@@ -145,8 +146,8 @@ class Compare(ApiView):
         "raw p-values (one comparison, no correction). The stored tests when the runs were "
         "compared at scoring time, else computed now. Without `measure`: the benchmark's "
         "primary measure (AP for runs scored before it was chosen), as on the page; a "
-        "measure these runs have no per-need values of is a 400 whose `details.measures` "
-        "lists those they have.",
+        "measure these runs have no per-need values of, or a count (`num_ret`), is a 400 "
+        "whose `details.measures` lists those they can be compared on.",
         parameters=[s.MeasureQuerySerializer],
         responses={200: ComparisonSerializer, **errors(400, 401, 403, 404, 429)},
     )
@@ -160,11 +161,10 @@ class Compare(ApiView):
             raise ApiError(problem.status, problem.message) from problem
         if measure is not None and context["measure"] != measure:
             # The page shows its default with a note; a program asked for this measure.
-            raise ApiError(
-                400,
-                f"Runs {a} and {b} have no per-need values of {measure}.",
-                {"measures": list(context["measures"])},
-            )
+            why = f"Runs {a} and {b} have no per-need values of {measure}."
+            if is_count(measure):
+                why = f"{measure} is a count, not a score to compare runs on."
+            raise ApiError(400, why, {"measures": list(context["measures"])})
         payload = comparison_payload(context)
         payload["tests"] = {k: _finite(v) for k, v in payload["tests"].items()}
         return Response(ComparisonSerializer(payload).data)

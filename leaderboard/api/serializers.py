@@ -18,6 +18,7 @@ from rest_framework import serializers
 from evaluation.measures import stored_measures
 from leaderboard.api.lenses import NEEDS_HELP, LensQuerySerializer, needs_field
 from leaderboard.models import Benchmark, Submission
+from leaderboard.reading.boards import measure_labels
 from leaderboard.reading.lenses import NEEDS
 from leaderboard.reading.names import shown_names
 
@@ -36,6 +37,11 @@ def summary_field(**kwargs) -> serializers.DictField:
         help_text="Every measure, by trec_eval's name (`map`, `P_10`, `ndcg_cut_10`, ...).",
         **kwargs,
     )
+
+
+def labels_field(**kwargs) -> serializers.DictField:
+    what = "trec_eval's name -> the name the pages, exports and `rrl` show (`nDCG@10`, `AP`)."
+    return serializers.DictField(child=serializers.CharField(), help_text=what, **kwargs)
 
 
 def absolute(request, name: str, *args) -> str:
@@ -142,6 +148,7 @@ class LeaderboardSerializer(serializers.Serializer):
     needs = needs_field(source="lens.needs")
     ranked_by = serializers.CharField(source="measure")
     measures = serializers.ListField(child=serializers.CharField())
+    labels = labels_field()
     significance = serializers.ChoiceField(choices=["stored", "computed", "unavailable", "none"])
     notes = serializers.ListField(child=serializers.CharField())
     runs = LeaderboardRunSerializer(source="rows", many=True)
@@ -208,6 +215,7 @@ class SubmissionSerializer(serializers.Serializer):
     judgments_version = serializers.SerializerMethodField()
     needs = serializers.SerializerMethodField(help_text=NEEDS_HELP)
     summary = serializers.SerializerMethodField()
+    labels = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
     per_need_url = serializers.SerializerMethodField()
     page = serializers.SerializerMethodField()
@@ -241,6 +249,9 @@ class SubmissionSerializer(serializers.Serializer):
     def get_summary(self, run: Submission) -> dict | None:
         result = self._result(run)
         return summary_field().to_representation(result.summary) if result else None
+
+    def get_labels(self, run: Submission) -> dict[str, str]:  # the schema reads the hint
+        return measure_labels(getattr(self._result(run), "summary", None) or {})
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_url(self, run: Submission) -> str:

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET
 
 from leaderboard.pages.plots import INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
 from leaderboard.pages.shortcuts import problem_page
+from leaderboard.reading.boards import measure_label
 from leaderboard.reading.exports import _csv, _number
 from leaderboard.reading.lenses import lens_for
 from leaderboard.reading.results import NoResults, RunResults, results_payload, run_results
@@ -32,7 +33,7 @@ def results_figure(results: RunResults) -> SafeString:
     frame = Frame(0, max(n, 1), 0, top)
     step = (WIDTH - LEFT - RIGHT) / max(n, 1)
     labels = [i for i in range(n) if n <= 12 or i % max(n // 6, 1) == 0]
-    body = axes(frame, "Need", results.measure, [], None)
+    body = axes(frame, "Need", measure_label(results.measure), [], None)
     colour, _ = SERIES[0]
     bars, ranges, medians = [], [], []
     base = frame.y(0)
@@ -64,7 +65,7 @@ def results_figure(results: RunResults) -> SafeString:
         for need, row in zip(table.index[:200], table.head(200).itertuples(), strict=True)
     )
     return svg(
-        f"{results.run.run_name}: {results.measure} per need beside the "
+        f"{results.run.run_name}: {measure_label(results.measure)} per need beside the "
         f"{results.field_name} ({len(results.field)})",
         f"Bars: the run's value; lines: worst to best; ticks: the median. {desc}",
         body,
@@ -97,7 +98,8 @@ def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpRe
             f'attachment; filename="{run.benchmark.slug}-{run.run_name}-results.csv"'
         )
         writer = csv.writer(response)
-        writer.writerow([_csv(c) for c in ["need_id", results.measure, "best", "median", "worst"]])
+        head = ["need_id", measure_label(results.measure), "best", "median", "worst"]
+        writer.writerow([_csv(c) for c in head])
         for row in results.rows():
             cells = [row[k] for k in ("run", "best", "median", "worst")]
             writer.writerow(

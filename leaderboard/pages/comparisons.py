@@ -40,7 +40,6 @@ from leaderboard.reading.boards import (
     is_count,
     measure_column,
     measure_label,
-    per_need_label,
     unknown_measure_message,
 )
 from leaderboard.reading.comparisons import comparison
@@ -67,9 +66,7 @@ def compare_pick(request: HttpRequest, slug: str) -> HttpResponse:
 def comparison_page(request: HttpRequest, slug: str, a: int, b: int) -> dict:
     """``reading.comparisons.comparison`` on ``?measure=``, with the page's measure menu."""
     ctx = comparison(request, slug, a, b, request.GET.get("measure"))
-    ctx["measure_groups"] = measure_groups(
-        ctx["measures"], ctx["benchmark"].menu_measures(), rankable=False, label=per_need_label
-    )
+    ctx["measure_groups"] = measure_groups(ctx["measures"], ctx["benchmark"].menu_measures())
     return ctx
 
 
@@ -80,7 +77,7 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
     except Problem as problem:
         return problem_page(request, problem, Benchmark.objects.filter(slug=slug).first())
     scores, test, measure = ctx["scores"], ctx["test"], ctx["measure"]
-    label = per_need_label(measure)
+    label = measure_label(measure)
     titles = dict(ctx["benchmark"].needs.values_list("need_id", "title"))
     ctx.update(
         label=label,
@@ -204,7 +201,7 @@ def compare_plot(
         ctx = comparison_page(request, slug, a, b)
     except Problem as problem:
         return problem_page(request, problem, Benchmark.objects.filter(slug=slug).first())
-    ctx["label"] = per_need_label(ctx["measure"])
+    ctx["label"] = measure_label(ctx["measure"])
     ctx.update(_need_choice(request, ctx, {}))
     base = request.build_absolute_uri(reverse("compare", args=[slug, a, b]))
     svg = comparison_plot(ctx, name, _need_link(base, ctx["measure"], ctx["lens"]))

@@ -227,7 +227,7 @@ def need_figure(ranks: np.ndarray, num_rel: int, need: str) -> SafeString:
     body.append(
         f'<g class="rprec"><rect fill="{accent}" x="{rx - 5:.1f}" y="{ry - 5:.1f}" '
         f'width="10" height="10" transform="rotate(45 {rx:.1f} {ry:.1f})"/>'
-        f'<text x="{tx:.1f}" y="{ry + 19:.1f}" text-anchor="{anchor}">R-Prec {r_prec:.3f}</text>'
+        f'<text x="{tx:.1f}" y="{ry + 19:.1f}" text-anchor="{anchor}">Rprec {r_prec:.3f}</text>'
         "</g>"
     )
     body.append(
@@ -238,7 +238,7 @@ def need_figure(ranks: np.ndarray, num_rel: int, need: str) -> SafeString:
     )
     points = ", ".join(f"({r:.3f}, {p:.3f})" for r, p in zip(recall, precision, strict=True))
     return svg(
-        f"Precision-recall for need {need}: AP {ap:.3f}, R-precision {r_prec:.3f}",
+        f"Precision-recall for need {need}: AP {ap:.3f}, Rprec {r_prec:.3f}",
         f"Points (recall, precision) at each relevant document retrieved: {points or 'none'}. "
         "A step line shows interpolated precision; shaded rectangles under the points "
         "add up to average precision; a diamond on the diagonal marks R-precision.",

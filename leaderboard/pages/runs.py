@@ -25,7 +25,6 @@ from leaderboard.reading.boards import (
     NEED_COLUMNS,
     build_leaderboard,
     measure_label,
-    per_need_label,
 )
 from leaderboard.reading.lenses import Lens, lens_for
 from leaderboard.reading.names import shown_names
@@ -66,8 +65,8 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     titles = dict(benchmark.needs.values_list("need_id", "title"))
     context.update(
         summary=_summary_rows(result.summary, benchmark),
-        per_need_heads=[(m, per_need_label(m)) for m in columns],
-        per_need_sorted=per_need_label(columns[0]) if columns else "",
+        per_need_heads=[(m, measure_label(m)) for m in columns],
+        per_need_sorted=measure_label(columns[0]) if columns else "",
         per_need_rows=_per_need_html(table, titles),
         is_current=result.judgments_id == lens.judgments_id,
         eleven=_eleven(run, result),
@@ -116,7 +115,7 @@ def _summary_rows(summary: dict, benchmark: Benchmark) -> tuple[list, list, int]
     first = [benchmark.primary_measure, *(benchmark.shown_measures or ()), *NEED_COLUMNS]
     main = [(m, measure_label(m), fmt(summary[m], m)) for m in dict.fromkeys(first) if m in summary]
     shown = {m for m, _, _ in main}
-    rest = [(m, m, fmt(v, m)) for m, v in sorted(summary.items()) if m not in shown]
+    rest = [(m, measure_label(m), fmt(v, m)) for m, v in sorted(summary.items()) if m not in shown]
     return main, rest, len(summary)
 
 

@@ -49,22 +49,12 @@ from leaderboard.reading.names import rename_rows
 ALPHA = 0.05
 PLACES = 4
 TOP_RUNS = 50
-# Per-need table of the run page: AP, P@5, P@10, RR, R-Prec, num_rel, num_rel_ret.
-NEED_COLUMNS = {
-    "map": "AP",
-    "P_5": "P@5",
-    "P_10": "P@10",
-    "recip_rank": "RR",
-    "Rprec": "R-Prec",
-    "num_rel": "num_rel",
-    "num_rel_ret": "num_rel_ret",
-}
+# Per-need table of the run page: AP, P@5, P@10, RR, Rprec, NumRel, NumRelRet.
+NEED_COLUMNS = ("map", "P_5", "P_10", "recip_rank", "Rprec", "num_rel", "num_rel_ret")
 CORRECTIONS = {"holm": "Holm", "bh": "Benjamini-Hochberg", "tukey": "Tukey HSD", "none": "none"}
 # On-the-fly tests for a measure without stored comparisons up to this many cells.
 ON_THE_FLY_CELLS = 200_000
 ELEVEN = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
-# A mean over needs has the field's name for it: MAP, not AP; MRR@10, not RR@10.
-_MEAN_NAMES = {"AP": "MAP", "RR": "MRR"}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -97,18 +87,18 @@ def unknown_measure_message(error: UnknownMeasure) -> str:
 
 
 def measure_label(measure: str) -> str:
-    """The catalog's reader's label of a mean over needs (``MAP``, ``nDCG@10``, ``MRR@10``)."""
+    """The one name people see for a measure, in every page, plot, mail, CSV header and
+    ``rrl`` line: the catalog's label (``nDCG@10`` for ``ndcg_cut_10``, ``AP`` for
+    ``map``, ``RR@10``), the same for one need's value and for the mean over needs, as
+    ir_measures names both; a name the catalog does not know is shown as it is."""
     entry = _entry(measure)
-    if entry is None:
-        return measure
-    base, at, cut = entry.label.partition("@")
-    return _MEAN_NAMES.get(base, base) + at + cut
+    return entry.label if entry else measure
 
 
-def per_need_label(measure: str) -> str:
-    """'AP' rather than 'MAP' where the value is one need's."""
-    entry = _entry(measure)
-    return NEED_COLUMNS.get(measure, entry.label if entry else measure)
+def measure_labels(measures) -> dict[str, str]:
+    """``measure_label`` of each of ``measures``: the ``labels`` object of the JSON
+    answers, so a client shows the same names as the pages."""
+    return {str(m): measure_label(str(m)) for m in measures}
 
 
 def is_count(measure: str) -> bool:
@@ -123,7 +113,7 @@ class NotRankable(UnknownMeasure):
 
     def __init__(self, measure: str) -> None:
         ValueError.__init__(self, f"{measure!r} is a count, not a score to rank runs by")
-        self.name, self.reason, self.suggestions = measure, "a count", ["MAP", "P@10", "nDCG@10"]
+        self.name, self.reason, self.suggestions = measure, "a count", ["AP", "P@10", "nDCG@10"]
 
 
 def competition_ranks(values: list[float | None]) -> list[int | None]:
@@ -215,6 +205,11 @@ class Board:
     @property
     def leader(self) -> Row | None:
         return self.rows[0] if self.rows and self.rows[0].value is not None else None
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """The names people see of the ranking measure and the columns (``measure_label``)."""
+        return measure_labels([self.measure, *self.measures])
 
     @property
     def tied(self) -> list[Row]:
@@ -332,7 +327,9 @@ def build_leaderboard(
     measures = sorted({name for row in rows for name in row.summary})
     notes = []
     if measure != primary and measure not in measures:
-        notes.append(f"No run has a value for “{measure}”; ranked by {measure_label(primary)}.")
+        notes.append(
+            f"No run has a value for “{measure_label(measure)}”; ranked by {measure_label(primary)}."
+        )
         measure = primary
     for row in rows:
         row.value = _value(row.summary, measure)

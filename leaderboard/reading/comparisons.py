@@ -12,7 +12,6 @@ from leaderboard.reading.boards import (
     is_count,
     measure_column,
     measure_label,
-    per_need_label,
     unknown_measure_message,
 )
 from leaderboard.reading.lenses import Lens, lens_for
@@ -49,24 +48,27 @@ def comparison(request: HttpRequest, slug: str, a: int, b: int, asked: str | Non
     its plots, its JSON download and the API). Without a measure: the benchmark's primary
     measure, or AP where these runs were scored before the primary was chosen. A measure
     the pair has no per-need values of falls back to that default with ``measure_note``
-    saying so; ``measures`` lists the measures the pair has, for callers that refuse
-    instead (the API). Raises ``Problem`` for a pair that cannot be compared."""
+    saying so (so does a count, ``num_ret`` ...: no score to test runs on); ``measures``
+    lists the measures the pair has, for callers that refuse instead (the API). Raises ``Problem`` for a pair that cannot be compared."""
     benchmark = visible_benchmark(request, slug)
     lens = lens_for(request, benchmark)
     run_a, run_b, result_a, result_b = _pair(request, lens, a, b)
     frame_a, frame_b = result_a.per_need_frame(), result_b.per_need_frame()
-    common = [m for m in frame_a.columns if m in frame_b.columns]
+    # Counts (num_ret ...) are per-need numbers but no score to test two runs on.
+    common = [m for m in frame_a.columns if m in frame_b.columns and not is_count(m)]
     # The benchmark's primary measure unless the reader asks for another (AP when these
     # runs have no per-need values of the primary, scored before it was chosen).
     default = benchmark.primary_measure if benchmark.primary_measure in common else "map"
-    shown = per_need_label(default)
+    shown = measure_label(default)
     note = None
     try:
         measure = measure_column(asked, default)
     except UnknownMeasure as error:  # said on the page, above the comparison on the default
         note, measure = f"{unknown_measure_message(error)} (showing {shown})", default
     if measure not in common:
-        note = f"No per-need values of “{measure}”; showing {shown}."
+        what = "is a count, not a score to compare runs on" if is_count(measure) else None
+        note = f"“{measure_label(measure)}” {what}; showing {shown}." if what else None
+        note = note or f"No per-need values of “{measure_label(measure)}”; showing {shown}."
         measure = default
         if measure not in common:
             raise Problem("These runs have no per-need AP values.")

@@ -5,6 +5,9 @@ spreadsheets: a score is written with at most six decimals (``0.62``, not
 ``0.6199999999999999``; trec_eval prints four), a non-zero value that would round to 0
 (a p-value of ``3e-09``) with six significant digits instead, and a count measure
 (``num_ret``, ``num_rel`` ...) as an integer. The per-need CSV names each need's title.
+A CSV's measure columns are headed by the measures' labels (``nDCG@10``, ``AP``), the
+names the pages show; the JSON keys stay trec_eval's names (``ndcg_cut_10``, ``map``),
+with a ``labels`` object from one to the other.
 
 CSV cells are escaped against formula injection (OWASP's rule): a text cell that starts
 with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``, so a
@@ -21,7 +24,7 @@ import csv
 from django.http import HttpResponse, JsonResponse
 
 from leaderboard.models import Result, Submission
-from leaderboard.reading.boards import Board, is_count
+from leaderboard.reading.boards import Board, is_count, measure_label, measure_labels
 
 
 def leaderboard_file(board: Board, fmt: str) -> HttpResponse:
@@ -34,6 +37,7 @@ def leaderboard_file(board: Board, fmt: str) -> HttpResponse:
         "title": benchmark.title,
         "primary_measure": benchmark.primary_measure,
         "ranked_by": board.measure,
+        "labels": board.labels,
         "best_run_per_team": board.best_per_team,
         "interpolation": benchmark.interpolation,
         "judgments_version": version,
@@ -62,7 +66,7 @@ def leaderboard_file(board: Board, fmt: str) -> HttpResponse:
     response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-leaderboard.csv"'
     fixed = [k for k in runs[0] if k != "summary"] if runs else ["rank", "run"]
     writer = csv.writer(response)
-    writer.writerow([_csv(k) for k in fixed + board.measures])
+    writer.writerow([_csv(k) for k in fixed + [measure_label(m) for m in board.measures]])
     for run in runs:
         writer.writerow(
             [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m), m) for m in board.measures]
@@ -111,7 +115,7 @@ def per_need_file(run: Submission, result: Result) -> HttpResponse:
     titles = dict(run.benchmark.needs.values_list("need_id", "title"))
     columns = frame.columns.tolist()
     writer = csv.writer(response)
-    writer.writerow([_csv(c) for c in ["need_id", "title", *columns]])
+    writer.writerow([_csv(c) for c in ["need_id", "title", *map(measure_label, columns)]])
     for need, line in zip(frame.index.tolist(), frame.to_numpy().tolist(), strict=True):
         cells = (_number(float(v), m) for v, m in zip(line, columns, strict=True))
         writer.writerow([_csv(str(need)), _csv(titles.get(str(need), "")), *cells])
@@ -126,6 +130,7 @@ def comparison_payload(ctx: dict) -> dict:
         "benchmark": ctx["benchmark"].slug,
         **ctx["lens"].payload(),
         "measure": ctx["measure"],
+        "labels": measure_labels([ctx["measure"]]),
         "a": {
             "submission_id": ctx["a"].pk,
             "run": ctx["a"].run_name,

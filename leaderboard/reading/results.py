@@ -20,6 +20,7 @@ import pandas as pd
 
 from leaderboard.models import Result, Submission, final_runs
 from leaderboard.models.benchmarks import canonical_measure
+from leaderboard.reading.boards import is_count, measure_label, measure_labels
 
 
 class NoResults(Exception):
@@ -67,12 +68,21 @@ def run_results(
 ) -> RunResults:
     """The run's per-need ``measure`` (either name system; default: the benchmark's
     primary one) beside the best, median and worst of its field on the judgments of
-    ``result``; with ``viewer``, a field of the runs whose scores they may see."""
+    ``result``; with ``viewer``, a field of the runs whose scores they may see;
+    ``measures`` lists the stored scores a reader may pick (no counts)."""
     own = result.per_need_frame()
-    measures = [str(m) for m in own.columns]
+    # a count (num_rel ...) per need beside the field's is no score to set runs beside
+    measures = [str(m) for m in own.columns if not is_count(str(m))]
     measure = canonical_measure(measure or run.benchmark.primary_measure)  # P@10: P_10
+    if measure in own.columns and is_count(measure):
+        raise NoResults(
+            f"{measure_label(measure)} is a count, not a score to set beside the field's; "
+            f"stored scores: {', '.join(map(measure_label, measures))}."
+        )
     if measure not in own.columns:
-        raise NoResults(f"No stored measure {measure!r}; stored: {', '.join(measures)}.")
+        raise NoResults(
+            f"No stored measure {measure!r}; stored: {', '.join(map(measure_label, measures))}."
+        )
     needs = own.index
     field, field_name = field_runs(run)
     if viewer is not None:
@@ -107,6 +117,7 @@ def results_payload(results: RunResults) -> dict:
         "judgments_needs": results.result.judgments.part or "all",
         "measure": results.measure,
         "measures": results.measures,
+        "labels": measure_labels(results.measures),
         "field": results.field_name,
         "field_runs": len(results.field),
         "needs": results.rows(),

@@ -10,8 +10,8 @@ from leaderboard.reading.boards import NEED_COLUMNS
 
 def need_columns(benchmark: Benchmark, available) -> list[str]:
     """The per-need table's measures: the benchmark's primary, then its shown measures
-    (``Benchmark.menu_measures``), then the seed's (AP, P@5, P@10, RR, R-Prec, num_rel,
-    num_rel_ret); those the run has per-need values of, each once."""
+    (``Benchmark.menu_measures``), then the seed's (AP, P@5, P@10, RR, Rprec, NumRel,
+    NumRelRet); those the run has per-need values of, each once."""
     present = set(available)
     wanted = [*benchmark.menu_measures(), *NEED_COLUMNS]
     return [m for m in dict.fromkeys(wanted) if m in present]

@@ -55,6 +55,7 @@ def site(monkeypatch, tmp_path):
                     "status": state["outcome"],
                     "failure_reason": "run.txt:3: score 'x' is not a number" if failed else "",
                     "summary": None if failed else {"map": 0.5, "P_10": 0.25, "num_ret": 10.0},
+                    "labels": {} if failed else {"map": "AP", "P_10": "P@10", "num_ret": "NumRet"},
                 },
             )
         if path == "/api/benchmarks/lib/":
@@ -76,7 +77,8 @@ def test_login_keeps_the_token_and_submit_wait_prints_the_summary(site, capsys):
     assert cli.main(["submit", "lib", site["file"], "--wait"]) == 0
     out, err = capsys.readouterr()
     assert "Run bm25 (id 5) is scored on lib:" in out
-    assert "map   0.5000" in out and "P_10  0.2500" in out and "num_ret" not in out
+    assert "AP    0.5000" in out and "P@10  0.2500" in out and "NumRet" not in out
+    assert "map" not in out and "P_10" not in out  # the server's labels, as its pages show
     assert "uploading: 100%" in err and "scoring: scored" in err
     # the stored token went with every request after the login
     assert all(auth == "Bearer rrl_new" for _, path, auth in site["seen"] if path != "/api/tokens/")

@@ -14,6 +14,7 @@ from evaluation.measures import (
     stored_measures,
     stored_requests,
 )
+from evaluation.measures.catalog import measure_named
 from evaluation.trec import read_qrels, read_run
 from tests import FIXTURES
 
@@ -109,6 +110,16 @@ def test_directions_counts_and_summary_only():
         "gm_map",
         "gm_bpref",
     ]
+
+
+def test_the_counts_are_the_integer_measures_and_each_measure_has_one_label():
+    counts = [e.column for e in stored_measures() if e.is_count]
+    assert counts == ["num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"]
+    # a count is what trec_eval prints as an integer: the engine's flag, the catalog's
+    assert all(measure_named(e.measure).integer == e.is_count for e in stored_measures())
+    # one label for a measure, whatever it was called by: the mean and one need's value alike
+    assert {resolve(n).label for n in ("map", "AP", "MAP", "ap")} == {"AP"}
+    assert {resolve(n).label for n in ("recip_rank_cut_10", "RR@10", "MRR@10")} == {"RR@10"}
 
 
 @pytest.mark.parametrize(

@@ -100,7 +100,7 @@ def test_the_command_logs_in_submits_waits_and_prints_the_summary(site, worker, 
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Run cli-run" in done.stdout and "is scored on library" in done.stdout
-    assert "map          0.7397" in done.stdout  # run B's MAP (0.740 to three places)
+    assert "  AP       0.7397" in done.stdout and "  nDCG@10  0.8562" in done.stdout
     assert "uploading: 100%" in done.stderr and "scoring: scored" in done.stderr
     run = Submission.objects.get(run_name="cli-run")
     assert run.status == "scored" and run.task_id != "eager"
@@ -109,6 +109,7 @@ def test_the_command_logs_in_submits_waits_and_prints_the_summary(site, worker, 
     assert listed.returncode == 0 and "cli-run" in listed.stdout and "scored" in listed.stdout
     board = rrl_command("board", "library", config=tmp_path)
     assert board.returncode == 0 and "cli-run" in board.stdout and "0.7397" in board.stdout
+    assert "ranked by AP" in board.stdout and "map" not in board.stdout
 
     # The same file again: the existing run named, a non-zero exit.
     again = rrl_command("submit", "library", str(run_file), config=tmp_path)

@@ -28,7 +28,7 @@ def test_the_client_compares_on_the_primary_measure_and_names_what_it_lacks(site
     client = rrl.Client(site, backoff=0)
 
     answer = client.compare("library", a.pk, b.pk)
-    assert answer["measure"] == "P_10"
+    assert answer["measure"] == "P_10" and answer["labels"] == {"P_10": "P@10"}
     assert answer["a"]["submission_id"] == a.pk and answer["b"]["submission_id"] == b.pk
     assert answer == client.compare("library", a.pk, b.pk, "P@10")
     assert [n["need_id"] for n in answer["per_need"]]  # the judged needs, paired
@@ -40,12 +40,16 @@ def test_the_client_compares_on_the_primary_measure_and_names_what_it_lacks(site
     with pytest.raises(rrl.ApiError) as refused:
         client.compare("library", a.pk, b.pk, "P_7")
     assert refused.value.status == 400 and "P_10" in refused.value.details["measures"]
+    with pytest.raises(rrl.ApiError) as count:  # a count is no score to compare runs on
+        client.compare("library", a.pk, b.pk, "num_rel_ret")
+    assert count.value.status == 400 and "num_rel_ret" not in count.value.details["measures"]
+    assert "num_rel_ret is a count" in str(count.value)
 
     printed = rrl_command(
         "--url", site, "compare", "library", str(a.pk), str(b.pk), config=tmp_path
     )
     assert printed.returncode == 0, printed.stderr
-    assert printed.stdout.startswith("P_10: ")
+    assert printed.stdout.startswith("P@10: ")
     # the server's one-sentence verdict, word for word, under the means
     assert " P@10 on " in answer["verdict"] and "(t-test p " in answer["verdict"]
     assert printed.stdout.splitlines()[1] == answer["verdict"]
@@ -54,3 +58,25 @@ def test_the_client_compares_on_the_primary_measure_and_names_what_it_lacks(site
         config=tmp_path,
     )  # fmt: skip
     assert lacking.returncode == 1 and "no per-need values of P_7" in lacking.stderr
+
+
+def test_rrl_prints_the_measures_as_the_pages_name_them(site, tmp_path):
+    """``rrl board``, ``results`` and ``status`` show the catalog's labels the API sends in
+    ``labels`` (nDCG@10, AP, P@10, RR), never trec_eval's columns."""
+    a = Submission.objects.filter(benchmark__slug="library").order_by("pk").first()
+
+    board = rrl_command(
+        "--url", site, "board", "library", "--measure", "ndcg_cut_10", config=tmp_path
+    )
+    assert board.returncode == 0, board.stderr
+    assert "ranked by nDCG@10" in board.stdout
+    assert "nDCG@10" in board.stdout.splitlines()[1] and "ndcg_cut" not in board.stdout
+
+    results = rrl_command("--url", site, "results", str(a.pk), "--measure", "P_10", config=tmp_path)
+    assert results.returncode == 0, results.stderr
+    assert "P@10 per need" in results.stdout and "P_10" not in results.stdout
+
+    status = rrl_command("--url", site, "status", str(a.pk), config=tmp_path)
+    assert status.returncode == 0, status.stderr
+    names = [line.split()[0] for line in status.stdout.splitlines() if line.startswith("  ")]
+    assert names == ["AP", "P@10", "nDCG@10", "RR"]

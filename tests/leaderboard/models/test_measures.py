@@ -73,6 +73,10 @@ def test_the_admin_takes_catalog_names_in_either_system_and_stores_columns(clien
         ("primary_measure", "P", "Did you mean P@5"),
         ("shown_measures", "P@10, MRR@x", "Unknown measure “MRR@x”"),
         ("significance_measures", "ap map recip", "Did you mean"),
+        # counts rank nothing; counts and summary-only measures have nothing to pair
+        ("primary_measure", "NumRelRet", "“num_rel_ret” is a count, not a score to rank"),
+        ("significance_measures", "map num_ret", "Not testable: num_ret"),
+        ("significance_measures", "GMAP, P@10", "Not testable: gm_map"),
     ],
 )
 def test_an_unknown_measure_is_a_form_error_naming_close_matches(
@@ -103,8 +107,8 @@ def test_a_form_posted_without_the_new_fields_keeps_the_defaults(client, organiz
     ("names", "column", "label"),
     [
         (("nDCG@10", "ndcg_cut_10", "ndcg@10", "ndcg_cut.10"), "ndcg_cut_10", "nDCG@10"),
-        (("RR@10", "recip_rank_cut_10", "MRR@10"), "recip_rank_cut_10", "MRR@10"),
-        (("AP", "map", "MAP"), "map", "MAP"),
+        (("RR@10", "recip_rank_cut_10", "MRR@10"), "recip_rank_cut_10", "RR@10"),
+        (("AP", "map", "MAP"), "map", "AP"),
     ],
 )
 def test_measure_in_either_name_system_ranks_the_same(client, demo, names, column, label):
@@ -113,16 +117,16 @@ def test_measure_in_either_name_system_ranks_the_same(client, demo, names, colum
         response = client.get(reverse("leaderboard", args=["library"]), {"measure": name})
         assert response.status_code == 200
         html = response.content.decode()
-        assert f"Runs ranked by <strong>{label}</strong>" in html
+        assert f'Runs ranked by <strong><abbr title="{column}">{label}</abbr></strong>' in html
         assert "No run has a value" not in html
         pages.add(tuple(run_names(html)))
         export = client.get(
             reverse("leaderboard_export", args=["library", "json"]), {"measure": name}
         ).json()
-        assert export["ranked_by"] == column
+        assert export["ranked_by"] == column and export["labels"][column] == label
         exports.add(tuple(run["run"] for run in export["runs"]))
         board = client.get("/api/benchmarks/library/", {"measure": name}).json()["leaderboard"]
-        assert board["ranked_by"] == column
+        assert board["ranked_by"] == column and board["labels"][column] == label
         api.add(tuple(run["run_name"] for run in board["runs"]))
     assert pages == exports == api == {("system-B", "system-A")}
 
@@ -143,8 +147,8 @@ def test_an_unknown_measure_is_a_400_on_the_board_its_exports_and_api(client, de
 def test_labels_come_from_the_catalog(client, demo):
     html = client.get(reverse("leaderboard", args=["library"]), {"measure": "Judged@10"}).content
     html = html.decode()
-    assert "Runs ranked by <strong>Judged@10</strong> (<code>judged_10</code>)" in html
-    assert ">nDCG@10</a></th>" in html and ">MAP</a></th>" in html
+    assert 'Runs ranked by <strong><abbr title="judged_10">Judged@10</abbr></strong>' in html
+    assert ">nDCG@10</a></th>" in html and ">AP</a></th>" in html
     assert not hasattr(boards, "MEASURE_LABELS")
 
 
@@ -342,7 +346,7 @@ def test_a_benchmark_ranked_by_ndcg_then_rr_end_to_end(
     assert set(ids) == set(files), ids
     board_url = reverse("leaderboard", args=["msmarco"])
     html = client.get(board_url).content.decode()
-    assert "Runs ranked by <strong>nDCG@10</strong>" in html
+    assert 'Runs ranked by <strong><abbr title="ndcg_cut_10">nDCG@10</abbr></strong>' in html
     assert run_names(html) == ["system-B", "system-A", "run-c"]
     assert "pending" not in html
     significance = client.get(reverse("significance", args=["msmarco"])).content.decode()
@@ -358,7 +362,7 @@ def test_a_benchmark_ranked_by_ndcg_then_rr_end_to_end(
     assert response.status_code == 302, response.content.decode()[:3000]
     wait_for(lambda: tested("recip_rank_cut_10"), timeout=60, what="the RR@10 tests")
     html = client.get(board_url).content.decode()
-    assert "Runs ranked by <strong>MRR@10</strong>" in html
+    assert 'Runs ranked by <strong><abbr title="recip_rank_cut_10">RR@10</abbr></strong>' in html
     # B and run-c both have RR@10 = 1: they share rank 1, A (0.75) is third.
     assert _ranks(html) == {"system-B": "1", "run-c": "1", "system-A": "3"}
     assert "pending" not in html
@@ -366,7 +370,7 @@ def test_a_benchmark_ranked_by_ndcg_then_rr_end_to_end(
     assert "run-c" in tied  # identical per-need RR@10: p = 1, tied with #1
     assert 'class="tied"><td class="num rank">1</td><th scope="row"><a href="/submissions/' in html
     significance = client.get(reverse("significance", args=["msmarco"])).content.decode()
-    assert "MRR@10" in significance and 'class="missing"' not in significance
+    assert "RR@10" in significance and 'class="missing"' not in significance
     compare = client.get(compare_url, {"measure": "recip_rank_cut_10"}).content.decode()
     assert "RR@10 over 4 needs" in compare
 

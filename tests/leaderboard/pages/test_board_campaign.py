@@ -27,7 +27,7 @@ def test_each_row_has_rank_run_measure_vs_1_then_the_rest_and_no_date_column(cli
     heads = re.findall(r'<th scope="col"[^>]*>(.*?)</th>', html.split("<thead>")[1])
     texts = [re.sub(r"<[^>]+>", "", h).strip() for h in heads]
     assert texts[:4] == ["Rank", "Run", "nDCG@10", "vs #1"]
-    assert texts[4:7] == ["MAP", "P@10", "MRR"]
+    assert texts[4:7] == ["AP", "P@10", "RR"]
     assert "Submitted" not in texts and texts[-1].startswith("Participant")
     rows = re.findall(r'<tr id="run-(\d+)".*?</tr>', html, flags=re.S)
     assert len(rows) == 50  # the first page

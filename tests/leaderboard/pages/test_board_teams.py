@@ -106,7 +106,7 @@ def test_the_leaderboard_page_shows_names_teams_and_the_toggle(client, teams):
     assert (
         '<input type="checkbox" id="best" name="best" value="team" data-autosubmit checked>' in best
     )
-    assert "Each team's best run by MAP only" in best and "3 other runs not listed" in best
+    assert "Each team's best run by AP only" in best and "3 other runs not listed" in best
     assert "“#1 vs. each other team's best run”" in best
     assert '<a href="?measure=map">Show every run</a>' in best
     assert 'href="?measure=map&amp;best=team"' in best  # column links keep the view

@@ -105,7 +105,7 @@ def test_a_catalog_measure_no_run_has_falls_back_with_a_message(client, library)
     response = client.get(reverse("leaderboard", args=["library"]), {"measure": "RR@3"})
     assert response.status_code == 200
     html = response.content.decode()
-    assert "No run has a value for “recip_rank_cut_3”" in html
+    assert "No run has a value for “RR@3”" in html
     assert run_names(html) == ["system-B", "system-A"]
 
 

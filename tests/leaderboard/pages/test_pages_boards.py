@@ -79,15 +79,16 @@ def test_menus_change_on_select_and_keep_a_button(client, wide_board, library):
         assert "<optgroup" in form, url
 
 
-def test_comparison_menu_keeps_counts_the_significance_menu_does_not(client, library):
+def test_no_menu_offers_a_count_to_compare_test_or_rank_by(client, library):
     a, b = (Submission.objects.get(run_name=n).pk for n in ("system-A", "system-B"))
     html = client.get(reverse("compare", args=["library", a, b])).content.decode()
     groups = dict(menu(html))
     # the library's primary and shown measures first, in the organizer's order (those
     # both runs have per-need values of: this fixture stored no nDCG)
     assert groups["Primary and shown"] == ["map", "P_5", "P_10", "recip_rank", "Rprec"]
-    counts = groups["More measures: counts"]
-    assert counts == ["num_rel", "num_rel_ret", "num_ret"]  # per-need counts compare
+    # per-need counts are numbers, but no score to test two runs on
+    assert "More measures: counts" not in groups
+    assert not [m for options in groups.values() for m in options if m.startswith("num_")]
     precision = groups["More measures: precision"]
     levels = [m for m in precision if m.startswith("iprec")]
     assert levels == [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
@@ -103,16 +104,16 @@ def test_measure_groups_come_from_the_catalog():
     groups = measure_groups(["P_100", "ndcg_cut_10", "P_5", "num_q", "map", "xyz", "P_10"])
     assert groups == [
         ("precision", [("P_5", "P@5"), ("P_10", "P@10"), ("P_100", "P@100")]),
-        ("rank-based", [("map", "MAP")]),
+        ("rank-based", [("map", "AP")]),
         ("graded", [("ndcg_cut_10", "nDCG@10")]),
         ("other", [("xyz", "xyz")]),
     ]
-    assert ("counts", [("num_q", "NumQ")]) in measure_groups(["num_q"], rankable=False)
+    assert measure_groups(["num_q", "num_ret", "num_nonrel_judged_ret"]) == []
     first = measure_groups(["P_10", "map", "P_5", "num_ret"], first=["P_10", "num_ret", "xyz"])
     assert first == [
         ("Primary and shown", [("P_10", "P@10")]),
         ("More measures: precision", [("P_5", "P@5")]),
-        ("More measures: rank-based", [("map", "MAP")]),
+        ("More measures: rank-based", [("map", "AP")]),
     ]
 
 

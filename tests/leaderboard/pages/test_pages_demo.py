@@ -1,5 +1,5 @@
 """The demo as `make run` loads it (the platform's `load_demo`, scored by the real engine),
-seen through the reader's pages: B (MAP 0.740) above A (0.473), and the comparison
+seen through the reader's pages: B (AP 0.740) above A (0.473), and the comparison
 page's p-values equal to scipy's on the four per-need APs."""
 
 from __future__ import annotations
@@ -60,6 +60,6 @@ def test_demo_run_page_figure(client, demo):
     a = Submission.objects.get(benchmark=demo, run_name__endswith="A")
     html = client.get(reverse("submission", args=[a.pk]), {"need": "cs-foundations"}).content
     html = html.decode()
-    assert "Precision-recall for need cs-foundations: AP 0.473, R-precision 0.467" in html
+    assert "Precision-recall for need cs-foundations: AP 0.473, Rprec 0.467" in html
     assert "(0.067, 1.000) (0.133, 1.000)" not in html  # points are comma-separated
     assert "(0.067, 1.000), (0.133, 1.000), (0.200, 0.500)" in html

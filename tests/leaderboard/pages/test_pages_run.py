@@ -34,7 +34,7 @@ def test_precision_recall_points_are_the_chapters():
     ]  # fmt: skip
     svg = str(need_figure(A_CS_RANKS, 15, "cs-foundations"))
     assert svg.startswith("<svg") and 'role="img"' in svg
-    assert "AP 0.473" in svg and "R-precision 0.467" in svg  # 7 of the top 15 are relevant
+    assert "AP 0.473" in svg and "Rprec 0.467" in svg  # 7 of the top 15 are relevant
     assert "(0.800, 0.480)" in svg  # the last point, in the text alternative
 
 
@@ -44,8 +44,8 @@ def test_run_page_summary_table_and_figure(client, library):
     assert "Scored" in html
     # Summary over 4 needs with the seed's measures.
     assert "Summary over 4 needs" in html
-    assert re.search(r'<abbr title="map">MAP</abbr></dt><dd>0.4733</dd>', html)
-    # Per-need table: AP, P@5, P@10, RR, R-Prec, num_rel, num_rel_ret; sortable.
+    assert re.search(r'<abbr title="map">AP</abbr></dt><dd>0.4733</dd>', html)
+    # Per-need table: AP, P@5, P@10, RR, Rprec, NumRel, NumRelRet; sortable.
     table = html.split('class="sortable per-need"', 1)[1].split("</table>", 1)[0]
     heads = re.findall(r'<abbr title="([^"]+)">', table)
     assert heads == ["map", "P_5", "P_10", "recip_rank", "Rprec", "num_rel", "num_rel_ret"]
@@ -66,7 +66,7 @@ def test_run_page_summary_table_and_figure(client, library):
 
 def test_choose_a_need_and_unknown_need(client, library):
     html = page(client, "system-A", need="cs-foundations")
-    assert "Precision-recall for need cs-foundations: AP 0.473, R-precision 0.467" in html
+    assert "Precision-recall for need cs-foundations: AP 0.473, Rprec 0.467" in html
     assert '<option value="cs-foundations" selected>' in html
     html = page(client, "system-A", need="<nope>")
     assert "No need “&lt;nope&gt;”" in html

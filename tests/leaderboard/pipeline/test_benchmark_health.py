@@ -86,7 +86,7 @@ def test_page_never_computes(library, client) -> None:
 def test_leaderboard_shows_the_mdd_line(demo, client) -> None:
     html = client.get(f"/benchmarks/{demo.slug}/").content.decode()
     mdd = BenchmarkHealth.objects.get(benchmark=demo).data["measures"]["map"]["mdd"]
-    assert f"With 4 needs, MAP differences below {mdd:.3f} are unlikely" in html
+    assert f"With 4 needs, AP differences below {mdd:.3f} are unlikely" in html
     assert f'href="/benchmarks/{demo.slug}/health/"' in html
     BenchmarkHealth.objects.all().delete()
     assert "mdd-line" not in client.get(f"/benchmarks/{demo.slug}/").content.decode()

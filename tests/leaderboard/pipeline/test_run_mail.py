@@ -47,10 +47,11 @@ def test_a_scored_run_is_mailed_with_its_primary_value_and_page(smtp, mail_site,
     assert len(smtp.messages) == 1
     sender, recipients, message = smtp.messages[0]
     assert sender == "leaderboard@example.org" and recipients == ["alice@example.org"]
-    assert message["Subject"] == "Run B on Library is scored: map 0.7397"
+    assert message["Subject"] == "Run B on Library is scored: AP 0.7397"
     body = message.get_content()
     assert "Hello Alice A.," in body
-    assert "map (the benchmark's primary measure): 0.7397" in body
+    assert "AP (the benchmark's primary measure): 0.7397" in body
+    assert "map" not in body  # the catalog's label, never trec_eval's column
     assert f"The run's page: https://lb.example.org/submissions/{run.pk}/" in body
     assert "https://lb.example.org/accounts/profile/" in body
     run.refresh_from_db()
@@ -89,7 +90,7 @@ def test_no_mail_when_opted_out_or_without_an_address(
     assert tasks.score_submission.apply(args=[loud.pk]).get() == "scored"
     assert smtp.arrived.wait(10)
     assert [m["Subject"] for _, _, m in smtp.messages] == [
-        "Run loud on Library is scored: map 0.4733"
+        "Run loud on Library is scored: AP 0.4733"
     ]
     # Opted out and address-less runs are settled too: turning mail on later sends nothing.
     assert not Submission.objects.filter(notified_at__isnull=True).exists()

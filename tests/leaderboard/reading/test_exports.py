@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.models import Result, Submission
+from leaderboard.reading.boards import measure_label
 from tests.leaderboard import pages_data as data
 
 library, demo_user, reader = data.library, data.demo_user, data.reader
@@ -43,8 +44,8 @@ def test_leaderboard_csv(client, library):
     results = stored()
     for row in rows:
         summary = results[row["run"]].summary
-        for measure, value in summary.items():
-            assert float(row[measure]) == pytest.approx(value, abs=5e-7)
+        for measure, value in summary.items():  # headed by the label: AP, not map
+            assert float(row[measure_label(measure)]) == pytest.approx(value, abs=5e-7)
         assert row["num_needs"] == "4" and row["judgments_version"] == "1"
 
 
@@ -78,7 +79,7 @@ def test_per_need_csv_equals_stored(client, library):
     assert [row["need_id"] for row in rows] == frame.index.tolist()
     for row in rows:
         for measure in frame.columns:
-            assert float(row[measure]) == pytest.approx(
+            assert float(row[measure_label(measure)]) == pytest.approx(
                 frame.loc[row["need_id"], measure], abs=5e-7
             )
     Submission.objects.filter(pk=run.pk).update(is_hidden=True)
@@ -99,10 +100,10 @@ def test_csv_has_six_decimals_integer_counts_and_need_titles(client, library):
         )
     )
     line = next(row for row in rows if row["run"] == "system-B")
-    assert line["map"] == "0.62"
-    assert line["num_ret"] == "40"
-    assert line["num_rel_ret"] == str(round(summary["num_rel_ret"]))
-    assert line["P_5"] == "3e-09"  # not rounded away to 0
+    assert line["AP"] == "0.62"
+    assert line["NumRet"] == "40"
+    assert line["NumRelRet"] == str(round(summary["num_rel_ret"]))
+    assert line["P@5"] == "3e-09"  # not rounded away to 0
     for row in rows:
         for key, cell in row.items():
             if "." in cell and cell.replace(".", "", 1).lstrip("-").isdigit():
@@ -119,6 +120,6 @@ def test_csv_has_six_decimals_integer_counts_and_need_titles(client, library):
     assert [row["title"] for row in per_need] == [titles[row["need_id"]] for row in per_need]
     assert all(row["title"] for row in per_need)
     for row in per_need:
-        assert "." not in row["num_rel"] and "." not in row["num_rel_ret"]
-        for measure in ("map", "P_5", "P_10", "recip_rank"):
+        assert "." not in row["NumRel"] and "." not in row["NumRelRet"]
+        for measure in ("AP", "P@5", "P@10", "RR"):
             assert len(row[measure].partition(".")[2]) <= 6

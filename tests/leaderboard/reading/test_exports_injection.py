@@ -66,7 +66,7 @@ def test_leaderboard_csv_escapes_names_and_keeps_numbers_numeric(client, hostile
     line = dict(zip(header, row, strict=True))
     assert line["participant"] == "'+A1+B1"
     assert line["run"] == "'-run"
-    assert line["map"] == "-0.5"  # a number the exporter wrote: not escaped
+    assert line["AP"] == "-0.5"  # a number the exporter wrote: not escaped
     assert line["rank"] == "1" and line["num_needs"] == "5"
     assert line["submission_id"] == str(hostile.pk)
     for cell in row:

@@ -115,7 +115,7 @@ def test_the_page_draws_the_table_and_the_plot_and_the_csv_matches(client, field
     rows = list(csv.reader(io.StringIO(client.get(
         f"/submissions/{runs[2].pk}/results.csv?measure=P_10"
     ).content.decode())))  # fmt: skip
-    assert rows[0] == ["need_id", "P_10", "best", "median", "worst"]
+    assert rows[0] == ["need_id", "P@10", "best", "median", "worst"]
     assert [r[0] for r in rows[1:]] == needs
     assert [float(r[3]) for r in rows[1:]] == pytest.approx(median.tolist(), abs=5e-7)
     bad = client.get(f"/submissions/{runs[2].pk}/results/?measure=nope")

@@ -26,7 +26,7 @@ def test_the_run_ahead_comes_first_with_its_needs_and_the_t_test():
     # a behind b: b is named first, with the needs b wins
     turned = {**test, "mean_diff": -0.0243, "wins": 8, "losses": 20, "t_p": 0.0312}
     assert verdict("monot5-3b", "colbertv2", "map", turned) == (
-        "colbertv2 is ahead of monot5-3b by 0.0243 MAP on 20 of 30 needs; "
+        "colbertv2 is ahead of monot5-3b by 0.0243 AP on 20 of 30 needs; "
         "the difference is significant (t-test p = 0.0312)."
     )
 
@@ -43,14 +43,14 @@ def test_a_p_near_alpha_is_not_rounded_onto_it(p, said):
 def test_equal_means_and_uncomputable_p_are_said_as_such():
     same = {"n": 4, "mean_diff": 0.0, "wins": 2, "ties": 0, "losses": 2, "t_p": 1.0}
     assert verdict("a", "b", "map", same) == (
-        "a and b have the same mean MAP over 4 needs (a ahead on 2, b on 2); "
+        "a and b have the same mean AP over 4 needs (a ahead on 2, b on 2); "
         "the difference is not significant (t-test p = 1.00)."
     )
     flat = {"n": 3, "mean_diff": 0.1, "wins": 3, "ties": 0, "losses": 0, "t_p": float("nan")}
     assert verdict("a", "b", "map", flat).endswith(
         "the t-test cannot be computed (the same difference on every need)."
     )
-    assert verdict("a", "b", "map", {"n": 0}) == "a and b share no judged need to compare on MAP."
+    assert verdict("a", "b", "map", {"n": 0}) == "a and b share no judged need to compare on AP."
 
 
 def test_the_page_the_download_and_the_api_say_the_same_sentence(client, library):
@@ -58,7 +58,7 @@ def test_the_page_the_download_and_the_api_say_the_same_sentence(client, library
     page = client.get(reverse("compare", args=["library", a.pk, b.pk])).content.decode()
     sentence = page.split('<p class="verdict" id="verdict">', 1)[1].split("</p>", 1)[0]
     assert sentence.startswith("system-B is ahead of system-A by ")
-    assert " MAP on " in sentence and "of 4 needs; the difference is" in sentence
+    assert " AP on " in sentence and "of 4 needs; the difference is" in sentence
     download = client.get(reverse("compare_json", args=["library", a.pk, b.pk]))
     assert json.loads(download.content)["verdict"] == sentence
     api = client.get(f"/api/benchmarks/library/compare/{a.pk}/{b.pk}/")
