@@ -258,13 +258,13 @@ def board(client, args, path) -> int:
     if args.json:
         return _print_json(answer)
     leaderboard = answer["leaderboard"]
-    print(_judgments_line(leaderboard.get("judgments_version"), leaderboard.get("needs")))
     measure = _label(leaderboard, leaderboard["ranked_by"])
     rows = [
         (r["rank"] or "", r["run_name"], r["participant"], _number(r["value"]), r["submission_id"])
         for r in leaderboard["runs"]
     ]
     print(f"{answer['title']}, ranked by {measure}")
+    print(_judgments_line(leaderboard.get("judgments_version"), leaderboard.get("needs")))
     _print_phase(answer)
     _print_table(("rank", "run", "participant", measure, "id"), rows)
     return 0
@@ -283,7 +283,6 @@ def compare(client, args, path) -> int:
     )
     if args.json:
         return _print_json(answer)
-    print(_judgments_line(answer.get("judgments_version"), answer.get("needs")))
     a, b = answer["a"], answer["b"]
     label = _label(answer, answer["measure"])
     print(f"{label}: {a['run']} {_number(a['mean'])} vs {b['run']} {_number(b['mean'])}")
@@ -292,6 +291,7 @@ def compare(client, args, path) -> int:
     print(f"difference: {answer['difference']}")
     for name, value in answer["tests"].items():
         print(f"  {name}: {value}")
+    print(_judgments_line(answer.get("judgments_version"), answer.get("needs")))
     return 0
 
 
@@ -338,12 +338,12 @@ def results(client, args, path) -> int:
     answer = client.results(args.id, args.measure, args.judgments, args.needs)
     if args.json:
         return _print_json(answer)
-    print(_judgments_line(answer.get("judgments_version"), answer.get("judgments_needs")))
     print(
         f"Run {answer['run_name']} (id {answer['id']}), {_label(answer, answer['measure'])} "
         f"per need, beside "
         f"the {answer['field']} ({answer['field_runs']}):"
     )
+    print(_judgments_line(answer.get("judgments_version"), answer.get("judgments_needs")))
     rows = [
         (n["need_id"], *(_number(n[k]) for k in ("run", "best", "median", "worst")))
         for n in answer["needs"]

@@ -43,9 +43,8 @@ def board_for(request: Request, benchmark: Benchmark, measure: str | None) -> Bo
 
 
 def shown_results(request: Request, runs) -> dict[int, Result | None]:
-    """Each run's result its reader's lens shows (``Lens.pick``): on one benchmark, the
-    lens the request asks for; across benchmarks, each one's default lens. Over the
-    runs' prefetched results when they are (no query per run)."""
+    """Each run's result the request's lens on its benchmark shows (``Lens.pick``), the
+    ``?judgments=`` and ``?needs=`` asked included; one lens per benchmark."""
     lenses: dict[int, Lens] = {}
     shown = {}
     for run in runs:

@@ -107,7 +107,7 @@ def test_without_a_site_it_says_how_to_give_one(site, capsys):
 
 def test_board_compare_and_results_ask_for_a_version_and_needs_and_print_them(monkeypatch, capsys):
     """``--judgments`` and ``--needs`` go to the API as its query; the answer's version and
-    needs are printed first."""
+    needs are printed with the answer."""
     monkeypatch.setenv("RRL_TOKEN", "t")
     asked = []
     lens = {"judgments_version": 1, "needs": "public"}
@@ -145,5 +145,5 @@ def test_board_compare_and_results_ask_for_a_version_and_needs_and_print_them(mo
     flags = ["--judgments", "1", "--needs", "public"]
     for command in (["board", "lib"], ["compare", "lib", "1", "2"], ["results", "1"]):
         assert cli.main(["--url", "http://lb.test", *command, *flags]) == 0
-        assert capsys.readouterr().out.splitlines()[0] == "Judgments v1, public needs"
+        assert "Judgments v1, public needs" in capsys.readouterr().out.splitlines()
     assert asked == [{"judgments": "1", "needs": "public"}] * 3

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard.models import Result, Submission
+from leaderboard.models import BenchmarkHealth, Result, Submission
 from leaderboard.reading.lenses import default_lens
 from tests.leaderboard.pages_data import make_benchmark
 from tests.leaderboard.split_data import (
@@ -162,3 +162,20 @@ def test_the_lens_never_falls_back_to_another_part(split):
     alpha = split.submissions.get(run_name="alpha")
     Result.objects.filter(submission=alpha, judgments__part="public").delete()
     assert default_lens(split, AnonymousUser()).result(alpha) is None
+
+
+def test_health_is_read_on_the_lens_row(client, split):
+    """The stored health of each part: the public reader sees the public part's only."""
+    for part, judged in (("public", 2718), ("private", 3141)):
+        BenchmarkHealth.objects.create(
+            benchmark=split,
+            judgments=split.judgments.get(part=part),
+            data={"needs": 2, "judged": judged, "runs": 2, "measures": {}},
+            computed_at=timezone.now(),
+        )
+    url = reverse("benchmark_health", args=["split"])
+    public = client.get(url).content.decode()
+    assert "2718 judged documents" in public and "3141" not in public
+    client.force_login(user("olga"))
+    private = client.get(url, {"needs": "private"}).content.decode()
+    assert "3141 judged documents" in private
