@@ -72,7 +72,7 @@ def test_sign_up_from_a_next_page_upload_scored_named_and_mailed(
     assert smtp.arrived.wait(10), "no mail reached the SMTP server"
     (_, recipients, message), *more = smtp.messages
     assert not more and recipients == ["ada@example.org"]
-    assert message["Subject"] == "Run engine-1 on Library is scored: map 0.7397"
+    assert message["Subject"] == "Run engine-1 on Library is scored: AP 0.7397"
     link = re.search(r"The run's page: (\S+)", message.get_content()).group(1)
     assert link == f"{live_server.url}/submissions/{run.pk}/"
     page.goto(link)

@@ -151,10 +151,10 @@ def test_before_the_reveal_a_split_benchmark_mails_the_public_score_only(
     }
     assert len(set(maps.values())) == 3  # the fixture tells them apart
     body = message.get_content()
-    assert f"map (the benchmark's primary measure, on the public needs): {maps['public']}" in body
+    assert f"AP (the benchmark's primary measure, on the public needs): {maps['public']}" in body
     assert "Scores on the public needs only" in body
     assert maps[""] not in body and maps["private"] not in body
-    assert message["Subject"] == f"Run B on Library is scored: map {maps['public']} (public needs)"
+    assert message["Subject"] == f"Run B on Library is scored: AP {maps['public']} (public needs)"
     assert maps[""] not in message["Subject"] and maps["private"] not in message["Subject"]
 
 
@@ -166,7 +166,7 @@ def test_after_the_reveal_the_mail_tells_the_whole_score(mail_site, library, ali
     assert tasks.score_submission.apply(args=[run.pk], task_id="t-1").get() == "scored"
     run.refresh_from_db()
     _, body = notify.message_for(run)
-    assert "map (the benchmark's primary measure): 0.7397" in body
+    assert "AP (the benchmark's primary measure): 0.7397" in body
     assert "public needs" not in body
 
 
@@ -185,7 +185,7 @@ def test_a_hidden_phase_run_is_mailed_without_its_score(db, mailoutbox, mail_sit
     assert "Scores of the Test phase are shown from the reveal at 2026-05-10 12:00 UTC." in (
         hidden.body
     )
-    assert f"map {PUBLIC_MAP:.4f}" in public.subject
+    assert f"AP {PUBLIC_MAP:.4f}" in public.subject
     with time_machine.travel(AFTER_REVEAL, tick=False):
         subject, body = notify.message_for(Submission.objects.get(pk=boards.hidden_run.pk))
     assert f"{HIDDEN_MAP:.4f}" in subject and "shown from the reveal" not in body

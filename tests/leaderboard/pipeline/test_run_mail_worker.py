@@ -39,7 +39,7 @@ def test_the_worker_that_scores_a_run_mails_its_participant(
     (sender, recipients, message), *more = smtp.messages
     assert not more
     assert (sender, recipients) == ("runs@example.org", ["alice@example.org"])
-    assert message["Subject"] == "Run w1 on Library is scored: map 0.7397"
+    assert message["Subject"] == "Run w1 on Library is scored: AP 0.7397"
     assert f"https://lb.example.org/submissions/{run.pk}/" in message.get_content()
 
     def told():
