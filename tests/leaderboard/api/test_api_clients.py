@@ -141,6 +141,13 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403",
 include-operation-id = ["getSplit", "setSplit"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "429"]
 
+# What a reader sees (?judgments=N, ?needs=): a version the benchmark does not have is a
+# documented 404, public or private needs on a benchmark without a split a documented
+# 400, private needs before the reveal a documented 403.
+[[operations]]
+include-operation-id = ["getBenchmark", "exportLeaderboardJson", "exportLeaderboardCsv", "getSubmission", "getPerNeed", "exportPerNeedCsv", "getRunResults"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "429"]
+
 [parameters]
 "path.slug" = {{ dictionary = "slugs", probability = 0.8 }}
 "path.submission_id" = {{ dictionary = "runs", probability = 0.8 }}
