@@ -17,7 +17,6 @@ import pytest
 import time_machine
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 from leaderboard.models import ApiToken, Result
 from leaderboard.pipeline import notify
@@ -185,6 +184,10 @@ def every_url(campaign: Campaign) -> list[tuple[str, str]]:
     return [(name, url) for name, makers in SURFACES.items() for m in makers for url in m(campaign)]
 
 
+def validators_of(response) -> tuple[str | None, str | None]:
+    return response.get("ETag"), response.get("Last-Modified")
+
+
 def sweep(campaign: Campaign, role: str) -> tuple[list[str], dict, dict]:
     """Every surface as ``role`` sees it: the leaks found, the status and the validators
     of each URL. The organizers' own choice of the private needs is left out here."""
@@ -197,7 +200,7 @@ def sweep(campaign: Campaign, role: str) -> tuple[list[str], dict, dict]:
         body = response.content.decode(errors="replace")
         headers = "\n".join(f"{k}: {v}" for k, v in response.headers.items())
         leaks += [f"{role} {url}: {leak}" for leak in found_in(campaign.secrets, body + headers)]
-        validators[url] = (response.get("ETag"), response.get("Last-Modified"))
+        validators[url] = validators_of(response)
     return leaks, statuses, validators
 
 
@@ -241,14 +244,27 @@ def test_before_the_reveal_no_surface_shows_a_private_value(campaign):
         added = Result.objects.get(submission=campaign.run(A), judgments__part="private")
         added.pk = None
         Result.objects.filter(submission=campaign.run(A), judgments__part="private").delete()
-        added.created = timezone.now()
         added.save()
+    with_validators = [url for url, v in before.items() if v != (None, None)]
+    assert [url for url in with_validators if "api/" in url]  # the API's boards send them
+
+    def validators() -> dict:
+        client = Client()
+        return {url: validators_of(client.get(url)) for url in with_validators}
+
     with time_machine.travel(BEFORE + dt.timedelta(hours=2), tick=False):
-        _, _, after = sweep(campaign, "anonymous")
-    with_validators = {url for url, v in before.items() if v != (None, None)}
-    assert {url for url in with_validators if "api/" in url}  # the API's boards send them
+        after = validators()
     moved = [url for url in with_validators if before[url] != after[url]]
     assert not moved, moved
+    # ... while a public change moves them (so the check above can fail)
+    with time_machine.travel(BEFORE + dt.timedelta(hours=3), tick=False):
+        public = Result.objects.get(submission=campaign.run(A), judgments__part="public")
+        public.summary[PRIMARY] += 0.001
+        public.pk = None
+        Result.objects.filter(submission=campaign.run(A), judgments__part="public").delete()
+        public.save()
+        changed = validators()
+    assert all(changed[url] != after[url] for url in with_validators if "api/" in url)
 
 
 def test_before_the_reveal_the_scored_mail_tells_no_private_value(campaign):
