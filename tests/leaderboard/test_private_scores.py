@@ -87,16 +87,18 @@ SURFACES: dict[str, list[Callable[[Campaign], list[str]]]] = {
         for plot in ("need", "eleven")
         for fmt in ("svg", "png")
     ],
-    "run_results": [route("run_results", _run(r), queries=LENS + MEASURES[:1]) for r in (A, B)],
-    "run_results_csv": [route("run_results_csv", _run(A), queries=LENS)],
-    "run_results_json": [route("run_results_json", _run(A), queries=LENS)],
+    "run_results": [
+        route("run_results", _run(r), queries=LENS + MEASURES[:1] + NEED) for r in (A, B)
+    ],
+    "run_results_csv": [route("run_results_csv", _run(A), queries=LENS + NEED)],
+    "run_results_json": [route("run_results_json", _run(A), queries=LENS + NEED)],
     "submission_csv": [route("submission_csv", _run(r), queries=LENS) for r in (A, B)],
     "submission_status": [route("submission_status", _run(A))],
     "run_edit": [route("run_edit", _run(A))],
     "run_hide": [route("run_hide", _run(A))],
     "run_unhide": [route("run_unhide", _run(A))],
     "run_withdraw": [route("run_withdraw", _run(A))],
-    "my_submissions": [route("my_submissions", queries=("", "?needs=private"))],
+    "my_submissions": [route("my_submissions", queries=LENS)],
     "account": [route("account")],
     "api_benchmarks": [route("api_benchmarks")],
     "api_benchmark": [route("api_benchmark", _slug, queries=LENS + MEASURES)],
@@ -109,10 +111,14 @@ SURFACES: dict[str, list[Callable[[Campaign], list[str]]]] = {
     "api_final_runs": [route("api_final_runs", _slug)],
     "api_pools": [route("api_pools", _slug)],
     "api_split": [route("api_split", _slug)],
-    "api_submissions": [route("api_submissions", queries=("", "?benchmark=split-campaign"))],
+    "api_submissions": [
+        route(
+            "api_submissions", queries=("", *(f"?benchmark=split-campaign&{q[1:]}" for q in LENS))
+        )
+    ],
     "api_submission": [route("api_submission", _run(r), queries=LENS) for r in (A, B)],
-    "api_run_results": [route("api_run_results", _run(A), queries=LENS + MEASURES[:1])],
-    "api_per_need": [route("api_per_need", _run(r), queries=LENS) for r in (A, B)],
+    "api_run_results": [route("api_run_results", _run(A), queries=LENS + MEASURES[:1] + NEED)],
+    "api_per_need": [route("api_per_need", _run(r), queries=LENS + NEED) for r in (A, B)],
     "api_per_need_csv": [route("api_per_need_csv", _run(A), queries=LENS)],
     "api_not_found": [route("api_not_found", "benchmarks/split-campaign/private/")],
 }
@@ -218,6 +224,15 @@ def test_before_the_reveal_no_surface_shows_a_private_value(campaign):
             if role == "anonymous":
                 before = validators
     assert not leaks, "\n".join(leaks)
+    # nor does the public board's order: it ranks by the public values alone
+    with time_machine.travel(BEFORE, tick=False):
+        url = reverse("leaderboard_export", args=[campaign.benchmark.slug, "json"])
+        ranked = [row["run"] for row in Client().get(url).json()["runs"]]
+    by = {
+        part: sorted(campaign.runs, key=lambda r, part=part: -campaign.value(r, part))
+        for part in ("public", "private")
+    }
+    assert ranked == by["public"] != by["private"]
     # every surface answered someone with its content (not only refusals)
     assert {name for name, codes in served.items() if not codes & {200, 302}} == set(REFUSING)
 
