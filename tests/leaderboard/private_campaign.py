@@ -6,7 +6,9 @@ a fixed seed, written to files and scored by ``score_submission`` (every pair co
 the health computed, as the workers do). ``secrets`` lists every number a reader who may
 not see the private needs must never be shown: the private part's and the whole version's
 summary values and the private needs' per-need values, as pages print them (four
-decimals) and as JSON writes them (``repr``), less any that a public value also prints.
+decimals), as a CSV does (six) and as JSON writes them (``repr``), and the private
+part's and whole version's tests and health to every digit, less any that a public
+value also prints.
 """
 
 from __future__ import annotations
@@ -160,6 +162,20 @@ def collect_secrets(benchmark: Benchmark) -> dict[str, str]:
             for measure, value in row.items():
                 if is_score(measure):
                     add(value, measure, f"{run} {need} {measure}")
+    # The private part's and the whole version's tests and health, every digit.
+    for comparison in Comparison.objects.filter(judgments__benchmark=benchmark).exclude(
+        judgments__part="public"
+    ):
+        for key in PAIR_KEYS:
+            value = getattr(comparison, key)
+            if isinstance(value, float) and len(repr(value)) > 8:
+                hidden[repr(value)] = f"a test's {key} on {comparison.judgments.part or 'all'}"
+    for health in BenchmarkHealth.objects.filter(benchmark=benchmark).exclude(
+        judgments__part="public"
+    ):
+        for value in numbers_in(health.data):
+            if len(repr(value)) > 8:
+                hidden[repr(value)] = f"the health of {health.judgments.part or 'all'}"
     # A repr too short to be told from other digits (0.3, 1.0) is no evidence.
     return {t: what for t, what in hidden.items() if t not in public and len(t) >= 6}
 
