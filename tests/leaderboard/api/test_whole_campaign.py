@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from django.db import connection
 
 from evaluation.measures import evaluate
 from leaderboard.models import ApiToken, Benchmark, Judgments, Pool, Profile, Result, Submission
@@ -154,6 +155,12 @@ def worker(queue, settings, tmp_path):
     started.wait_ready()
     yield started
     started.stop()
+    # The worker's session can outlive it for a moment; end it so the database can go.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 def board_values(out: str) -> dict[str, str]:
@@ -289,7 +296,7 @@ def test_a_whole_campaign_from_topics_to_the_reveal(rrl, worker, tmp_path):
         secret = f"{mean_ap(v1, runs['t-c1'], private):.4f}"
         assert secret != shown["t-c1"] and secret not in out
         hidden = rrl(carol, "board", "camp", "--needs", "private")
-        assert hidden[0] == 1 and "reveal" in hidden[2]
+        assert hidden[0] == 1 and "from the reveal at 2026-10-21 00:00 UTC" in hidden[2]
 
         # The pool of each team's first final run, depth 10, checked against the
         # reference; its export leaves out the pairs v1 judged.
