@@ -4,6 +4,7 @@ rescoring. Each needs a full token of an organizer of the benchmark (staff to cr
     rrl benchmark create robust04 --title "Robust 2004" --primary-measure nDCG@10 \\
         --shown-measures "P@10 map" --daily-limit 5 --final-runs 2 --no-open
     rrl benchmark update robust04 --description @about.md --open
+    rrl benchmark update robust04 --reveal-at 2026-12-20T12:00Z --final-needs all --anonymous
     rrl phase add robust04 Test --opens 2026-12-01T00:00Z --closes 2026-12-15T00:00Z \\
         --daily-limit 2 --final-runs 2
     rrl phase list robust04 ; rrl phase update robust04 Test --closes 2026-12-16T00:00Z
@@ -37,6 +38,13 @@ SETTINGS = {
     "daily_limit": int,
     "final_runs": int,
     "pool_depth": int,
+    "reveal_at": str,
+    "final_needs": str,
+}
+HELP = {
+    "reveal_at": "When private scores and hidden boards show (ISO 8601, UTC by default; "
+    "'none': not scheduled).",
+    "final_needs": "What the final board ranks by once revealed.",
 }
 PHASE_LIMITS = ("daily_limit", "total_limit", "team_daily_limit", "team_total_limit")
 
@@ -64,9 +72,15 @@ def add_commands(commands) -> None:
         parser.add_argument("slug")
         for name, kind in SETTINGS.items():
             flag = "--" + name.replace("_", "-")
-            parser.add_argument(flag, type=kind, required=parser is create and name == "title")
-        parser.add_argument("--open", action=argparse.BooleanOptionalAction, default=None)
-        parser.add_argument("--published", action=argparse.BooleanOptionalAction, default=None)
+            parser.add_argument(
+                flag,
+                type=kind,
+                required=parser is create and name == "title",
+                choices=["private", "all"] if name == "final_needs" else None,
+                help=HELP.get(name),
+            )
+        for name in ("open", "published", "anonymous"):
+            parser.add_argument(f"--{name}", action=argparse.BooleanOptionalAction, default=None)
     create.add_argument("--ir-datasets", help="An ir_datasets id: its queries and qrels.")
 
     phase = commands.add_parser("phase", help="Organizers: a benchmark's phases.")
@@ -121,12 +135,14 @@ def _settings(args) -> dict:
         value = getattr(args, name)
         if value is None:
             continue
-        if name.endswith("_measures"):
+        if name == "reveal_at" and value.lower() == "none":
+            value = None
+        elif name.endswith("_measures"):
             value = value.replace(",", " ").split()
         elif isinstance(value, str):
             value = _text(value)
         fields[name] = value
-    for name in ("open", "published"):
+    for name in ("open", "published", "anonymous"):
         if getattr(args, name) is not None:
             fields[name] = getattr(args, name)
     return fields

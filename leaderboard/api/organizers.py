@@ -95,6 +95,20 @@ class BenchmarkSettingsSerializer(serializers.Serializer):
     )
     open = serializers.BooleanField(required=False, help_text="Open for submissions.")
     published = serializers.BooleanField(required=False)
+    reveal_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="From then private scores, hidden boards and real names are shown (UTC "
+        "without an offset); null: not scheduled.",
+    )
+    final_needs = serializers.ChoiceField(
+        choices=choices("final_needs"),
+        required=False,
+        help_text="What the final board ranks by once revealed.",
+    )
+    anonymous = serializers.BooleanField(
+        required=False, help_text="Pseudonyms for participants and teams until the reveal."
+    )
 
 
 class BenchmarkCreateSerializer(BenchmarkSettingsSerializer):
@@ -169,7 +183,8 @@ def refuse(form: forms.BaseForm, conflict: str) -> NoReturn:
 
 
 def form_values(data: dict) -> dict:
-    return {FORM_NAMES.get(k, k): v for k, v in data.items()}
+    """The form's names and values; a null (``reveal_at``) posts as an empty field."""
+    return {FORM_NAMES.get(k, k): "" if v is None else v for k, v in data.items()}
 
 
 class BenchmarkListCreate(BenchmarkList):

@@ -87,6 +87,11 @@ class BenchmarkSerializer(serializers.Serializer):
     max_depth = serializers.IntegerField(help_text="Ranks past this are not scored.")
     final_runs = serializers.IntegerField(help_text="Final runs per team (a phase may differ).")
     published = serializers.BooleanField()
+    reveal_at = serializers.DateTimeField(
+        allow_null=True, help_text="From then private scores and hidden boards are shown."
+    )
+    final_needs = serializers.CharField(help_text="What the final board ranks by once revealed.")
+    anonymous = serializers.BooleanField(help_text="Pseudonyms until the reveal.")
     judgments_version = serializers.IntegerField(
         source="current_judgments.version", allow_null=True, default=None
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import json
 
 import httpx
 import pytest
@@ -168,3 +169,26 @@ def test_rrl_sets_up_a_campaign_as_an_organizer(
     with django_capture_on_commit_callbacks(execute=False):
         assert rrl(organizer, "rescore", "camp") == 0
     assert "0 runs of camp queued for rescoring." in capsys.readouterr().out
+
+
+def test_rrl_sets_the_reveal_the_final_needs_and_pseudonyms(rrl, organizer, library, capsys):
+    library.organizers.add(organizer)
+    reveal = ["--reveal-at", "2026-12-20T12:00", "--final-needs", "all", "--anonymous"]
+    assert rrl(organizer, "benchmark", "update", "library", *reveal) == 0, capsys.readouterr()
+    library.refresh_from_db()
+    assert library.reveal_at == dt.datetime(2026, 12, 20, 12, tzinfo=dt.UTC)
+    assert (library.final_needs, library.anonymous) == ("all", True)
+    capsys.readouterr()
+    assert rrl(organizer, "--json", "benchmark", "update", "library", "--title", "Lib") == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["reveal_at"], shown["final_needs"], shown["anonymous"]) == (
+        "2026-12-20T12:00:00Z",
+        "all",
+        True,
+    )
+    assert rrl(organizer, "benchmark", "update", "library", "--reveal-at", "soon") == 1
+    assert "reveal_at: " in capsys.readouterr().err
+    assert rrl(organizer, "benchmark", "update", "library", "--reveal-at", "none",
+               "--no-anonymous") == 0  # fmt: skip
+    library.refresh_from_db()
+    assert (library.reveal_at, library.anonymous, library.final_needs) == (None, False, "all")
