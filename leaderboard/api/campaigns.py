@@ -321,6 +321,7 @@ class JudgedSerializer(serializers.Serializer):
         allow_null=True, help_text="The current version, all its needs."
     )
     runs = JudgedRunSerializer(many=True)
+    problem = serializers.CharField(help_text="Why no run has values, if the file is unread.")
 
 
 class CampaignSummarySerializer(serializers.Serializer):

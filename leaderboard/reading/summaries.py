@@ -112,10 +112,11 @@ def pool_summary(benchmark: Benchmark) -> dict | None:
 
 def judged_runs(benchmark: Benchmark, qrels: Callable[[Judgments], QrelsIndex]) -> dict:
     """Judged@10 and Judged@100 of every scored run on the current judgments (hidden
-    runs too); None for a run whose result has no stored ranks of these judgments."""
+    runs too); None for a run whose result has no stored ranks of these judgments, and
+    for every run when the judgments file cannot be read (``problem`` says why)."""
     judgments = benchmark.current_judgments
     if judgments is None:
-        return {"judgments_version": None, "runs": []}
+        return {"judgments_version": None, "runs": [], "problem": ""}
     results = list(
         Result.objects.filter(
             judgments=judgments,
@@ -126,7 +127,12 @@ def judged_runs(benchmark: Benchmark, qrels: Callable[[Judgments], QrelsIndex]) 
         .order_by("submission__created", "submission_id")
     )
     stored = dict(PoolRanks.objects.filter(result__in=results).values_list("result_id", "data"))
-    index = qrels(judgments) if stored else None
+    problem = ""
+    try:
+        index = qrels(judgments) if stored else None
+    except OSError as error:  # a file gone from the store: the counts still show
+        stored, index = {}, None
+        problem = f"The judgments file could not be read ({error.__class__.__name__})."
     ranks: dict[str, JudgedRanks] = {}
     for result in results:
         blob = stored.pop(result.pk, None)  # each copy held once
@@ -153,7 +159,7 @@ def judged_runs(benchmark: Benchmark, qrels: Callable[[Judgments], QrelsIndex]) 
             value = float(table.at[str(result.pk), f"judged_{k}"]) if known else None
             row[f"judged_{k}"] = value
         rows.append(row)
-    return {"judgments_version": judgments.version, "runs": rows}
+    return {"judgments_version": judgments.version, "runs": rows, "problem": problem}
 
 
 def campaign_summary(benchmark: Benchmark, qrels: Callable[[Judgments], QrelsIndex]) -> dict:

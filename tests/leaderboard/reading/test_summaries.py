@@ -140,6 +140,17 @@ def test_a_run_without_stored_ranks_has_no_judged_value_and_no_qrels_are_read(ti
     assert {r["judged_100"] for r in rows} == {None}
 
 
+def test_an_unreadable_judgments_file_leaves_the_values_out(tiny):
+    benchmark, _ = tiny
+
+    def gone(judgments):
+        raise FileNotFoundError(judgments.file.name)
+
+    judged = campaign_summary(benchmark, gone)["judged"]
+    assert {r["judged_10"] for r in judged["runs"]} == {None}
+    assert judged["problem"] == "The judgments file could not be read (FileNotFoundError)."
+
+
 def test_a_benchmark_without_pool_or_phases(tiny):
     benchmark, _ = tiny
     Pool.objects.all().delete()
