@@ -25,6 +25,7 @@ urlpatterns = [
     path("benchmarks/<slug:slug>/submit/", uploads.submit, name="submit"),
     path("benchmarks/<slug:slug>/final-runs/", campaign_views.final_runs, name="final_runs"),
     path("benchmarks/<slug:slug>/pool/", campaign_views.pool_page, name="pool"),
+    path("benchmarks/<slug:slug>/summary/", campaign_views.summary_page, name="campaign_summary"),
     path(
         "benchmarks/<slug:slug>/pool/<id:pk>/export.qrels",
         campaign_views.pool_export,

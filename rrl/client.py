@@ -332,6 +332,10 @@ class Client:
                 raise TimeoutError(f"pool {pool_id} is still {pool['status']}")
             time.sleep(poll)
 
+    def summary(self, benchmark: str) -> dict:
+        """Runs per team and participant, the latest pool, Judged@10/100 (organizers)."""
+        return self._json("GET", f"/api/benchmarks/{benchmark}/summary/")
+
     def export_pool(
         self, benchmark: str, pool_id: int, path: str | os.PathLike | None = None
     ) -> Path:

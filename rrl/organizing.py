@@ -11,6 +11,7 @@ rescoring. Each needs a full token of an organizer of the benchmark (staff to cr
     rrl phase delete robust04 Test
     rrl needs robust04 topics.txt ; rrl judgments robust04 qrels-v2.txt --note "assessed pool"
     rrl rescore robust04
+    rrl summary robust04   # runs per team, the latest pool, Judged@10 and @100 per run
 
 A text option given as ``@FILE`` (``--description @about.md``) is read from that file.
 Times are ISO 8601; without an offset they are UTC.
@@ -115,6 +116,10 @@ def add_commands(commands) -> None:
     judgments.add_argument("--note", default="", help="What this version is.")
     rescore = commands.add_parser("rescore", help="Organizers: rescore every run.")
     rescore.add_argument("benchmark")
+    summary = commands.add_parser(
+        "summary", help="Organizers: runs per team, the latest pool, Judged@10/100 per run."
+    )
+    summary.add_argument("benchmark")
     split = commands.add_parser(
         "split", help="Organizers: the needs kept private until the reveal (none: show them)."
     )
@@ -270,6 +275,50 @@ def split(client, args, path) -> int:
     return 0
 
 
+def _judged(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def summary(client, args, path) -> int:
+    found = client.summary(args.benchmark)
+    if args.json:
+        return print_json(found)
+    counts = ("submitted", "scored", "failed", "final")
+    for phase in found["phases"]:
+        print(f"Phase {phase['phase']}" if phase["phase"] else "Runs outside any phase")
+        for who in ("teams", "participants"):
+            rows = [(r["name"], *(r[c] for c in counts)) for r in phase[who]]
+            if who == "teams":
+                rows.append(("All", *(phase["totals"][c] for c in counts)))
+            print_table((who[:-1], *counts), rows)
+        print()
+    pool = found["pool"]
+    if pool is None:
+        print("No pool built yet.")
+    else:
+        print(
+            f"Pool {pool['id']} ({pool['phase'] or 'no phase'}): depth {pool['depth']}, "
+            f"{pool['runs_pooled']} of {pool['runs_offered']} final runs pooled, "
+            f"{pool['size_total']} pairs, {pool['to_judge']} to judge"
+        )
+        sizes = (pool["needs"], pool["size_min"], pool["size_median"], pool["size_max"])
+        print_table(("needs", "smallest", "median", "largest"), [sizes])
+        teams = [(t["team"], t["runs"], t["contributed"], t["unique"]) for t in pool["teams"]]
+        print_table(("team", "runs pooled", "contributed", "unique"), teams)
+    print()
+    judged = found["judged"]
+    if judged["judgments_version"] is None:
+        print("No judgments yet.")
+        return 0
+    print(f"Judged documents on judgments v{judged['judgments_version']}:")
+    rows = [
+        (r["id"], r["run"], r["team"], _judged(r["judged_10"]), _judged(r["judged_100"]))
+        for r in judged["runs"]
+    ]
+    print_table(("id", "run", "team", "Judged@10", "Judged@100"), rows)
+    return 0
+
+
 COMMANDS = {
     "benchmark": benchmark,
     "phase": phase,
@@ -277,4 +326,5 @@ COMMANDS = {
     "judgments": judgments,
     "rescore": rescore,
     "split": split,
+    "summary": summary,
 }

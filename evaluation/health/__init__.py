@@ -10,6 +10,7 @@
 - :mod:`evaluation.health.agreement`: Kendall's tau and tau_AP between two rankings.
 - :mod:`evaluation.health.pools`: leave-one-team-out pool bias and Judged@k
   (:func:`pool_bias` from runs, :func:`pool_bias_of_ranks` from stored judged ranks,
+  :func:`judged_of_ranks`: Judged@k of runs from their judged ranks,
   :func:`pool_contributions`).
 - :mod:`evaluation.health.judged`: a run's judged documents and their ranks
   (:class:`JudgedRanks`, :func:`judged_ranks`), all pool bias needs of a run.
@@ -31,7 +32,12 @@ from evaluation.health.discrimination import (
     pairwise_t_p,
 )
 from evaluation.health.judged import JudgedRanks, QrelsIndex, judged_ranks
-from evaluation.health.pools import pool_bias, pool_bias_of_ranks, pool_contributions
+from evaluation.health.pools import (
+    judged_of_ranks,
+    pool_bias,
+    pool_bias_of_ranks,
+    pool_contributions,
+)
 from evaluation.health.power import (
     minimum_detectable_difference,
     residual_variance,
@@ -48,6 +54,7 @@ __all__ = [
     "asl_curve",
     "benchmark_health",
     "discriminative_power",
+    "judged_of_ranks",
     "judged_ranks",
     "kendall_tau",
     "minimum_detectable_difference",

@@ -33,7 +33,7 @@ work proportional to its judged documents, and no run file is read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,7 @@ from evaluation.measures.ranking import NONPOOL, UNJUDGED
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import score_ranking
 
-__all__ = ["pool_bias", "pool_bias_of_ranks", "pool_contributions"]
+__all__ = ["judged_of_ranks", "pool_bias", "pool_bias_of_ranks", "pool_contributions"]
 
 
 def _top(run: pd.DataFrame, depth: int) -> pd.DataFrame:
@@ -335,6 +335,34 @@ def pool_bias_of_ranks(
         "participants": pd.DataFrame(rows),
         "max_drop": float(table["drop"].max()) if len(table) else float("nan"),
     }
+
+
+def judged_of_ranks(
+    qrels: QrelsIndex, runs: Mapping[str, JudgedRanks], cutoffs: Sequence[int] = (10, 100)
+) -> pd.DataFrame:
+    """Judged@k of each run from its stored judged ranks: the engine's ``judged_k``
+    measure (:func:`evaluation.measures.definitions.judged_at`), per need judged in the
+    top k / min(k, num_ret) (a judgment of any relevance counts, negative too; 0 for a
+    need the run left empty), averaged over the needs of ``qrels``: what :func:`evaluation.measures.evaluate`
+    (``complete``) gives on the run, to rounding (the needs are summed in the qrels'
+    order, trec_eval's summary sums them in its own). The ranks are
+    not cut at any ``-M`` depth.
+
+    Returns one row per run (index: the names of ``runs``), a column ``judged_k`` per
+    cutoff. Example: a run whose only need has 7 of its top 10 in the qrels, and 40 of
+    its 400 lines, has Judged@10 = 0.7 and Judged@100 = 40 / 100 = 0.4 when the 40 are
+    in its top 100. Work: the runs' judged documents; no run file is read.
+    """
+    if not cutoffs or min(cutoffs) < 1:
+        raise ValueError("Judged@k needs cutoffs of at least 1")
+    columns = [f"judged_{k}" for k in cutoffs]
+    names = list(runs)
+    if not names:
+        return pd.DataFrame(columns=columns, index=pd.Index([], dtype=object), dtype=float)
+    nobody = np.full(len(qrels), -1, np.int64)
+    found = [runs[name] for name in names]
+    values = _per_need(qrels, found, None, nobody, [f"Judged@{k}" for k in cutoffs], 1)
+    return pd.DataFrame({c: _means(values[c]) for c in columns}, index=pd.Index(names))
 
 
 def _competition_ranks(scores: np.ndarray) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""The campaign's endpoints: a team's final runs (participants), the pool (organizers).
+"""The campaign's endpoints: a team's final runs (participants), the pool and the
+campaign's summary (organizers).
 
 The work is in the models (``leaderboard.models.finals``) and the pipeline
 (``leaderboard.pipeline.pooling``); these views parse, check who asks, and answer.
@@ -25,9 +26,11 @@ from leaderboard.campaigns.views import export_response
 from leaderboard.models import set_final_runs
 from leaderboard.models.finals import PhaseClosed, TeamFinals, phase_for_finals, team_finals
 from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
+from leaderboard.pipeline.scoring import pool_qrels
 from leaderboard.pipeline.tasks import queue_pool
 from leaderboard.reading.pools import benchmark_pool, pool_payload
 from leaderboard.reading.results import NoResults, results_payload, run_results
+from leaderboard.reading.summaries import benchmark_for_organizers, campaign_summary
 from leaderboard.reading.visibility import visible_benchmark, visible_submission
 
 
@@ -258,3 +261,87 @@ class PoolExport(ApiView):
     )
     def get(self, request: Request, slug: str, pool_id: int):
         return export_response(benchmark_pool(organised(request, slug), pool_id))
+
+
+class RunCountsSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The team (or a participant without one), or 'All'.")
+    submitted = serializers.IntegerField(help_text="Every run, failed and withdrawn ones too.")
+    scored = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    final = serializers.IntegerField(help_text="Its effective final runs.")
+
+
+class PhaseCountsSerializer(serializers.Serializer):
+    phase = serializers.CharField(allow_null=True, help_text="None: runs outside any phase.")
+    opens = serializers.DateTimeField(allow_null=True)
+    closes = serializers.DateTimeField(allow_null=True)
+    teams = RunCountsSerializer(many=True)
+    participants = RunCountsSerializer(many=True)
+    totals = RunCountsSerializer()
+
+
+class PoolTeamSerializer(serializers.Serializer):
+    team = serializers.CharField()
+    runs = serializers.IntegerField(help_text="Runs pooled.")
+    contributed = serializers.IntegerField(help_text="Pairs in its runs' top depth.")
+    unique = serializers.IntegerField(help_text="Pairs no other team contributed.")
+
+
+class PoolSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    phase = serializers.CharField(allow_null=True)
+    depth = serializers.IntegerField()
+    runs_per_team = serializers.IntegerField()
+    finished = serializers.DateTimeField(allow_null=True)
+    judgments_version = serializers.IntegerField(allow_null=True)
+    runs_offered = serializers.IntegerField(help_text="Final runs of the phase.")
+    runs_pooled = serializers.IntegerField()
+    needs = serializers.IntegerField()
+    size_min = serializers.IntegerField(help_text="Pairs of the smallest need's pool.")
+    size_median = serializers.FloatField()
+    size_max = serializers.IntegerField()
+    size_total = serializers.IntegerField(help_text="Pairs over all needs.")
+    to_judge = serializers.IntegerField(help_text="Pairs the judgments did not judge yet.")
+    teams = PoolTeamSerializer(many=True)
+
+
+class JudgedRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    run = serializers.CharField()
+    team = serializers.CharField()
+    participant = serializers.CharField()
+    phase = serializers.CharField(allow_null=True)
+    hidden = serializers.BooleanField()
+    judged_10 = serializers.FloatField(allow_null=True, help_text="Judged@10; null: not stored.")
+    judged_100 = serializers.FloatField(allow_null=True, help_text="Judged@100.")
+
+
+class JudgedSerializer(serializers.Serializer):
+    judgments_version = serializers.IntegerField(
+        allow_null=True, help_text="The current version, all its needs."
+    )
+    runs = JudgedRunSerializer(many=True)
+    problem = serializers.CharField(help_text="Why no run has values, if the file is unread.")
+
+
+class CampaignSummarySerializer(serializers.Serializer):
+    benchmark = serializers.SlugField()
+    title = serializers.CharField()
+    phases = PhaseCountsSerializer(many=True)
+    pool = PoolSummarySerializer(allow_null=True, help_text="The latest built pool, if any.")
+    judged = JudgedSerializer()
+
+
+class CampaignSummary(ApiView):
+    serializer_class = CampaignSummarySerializer
+
+    @extend_schema(
+        operation_id="getCampaignSummary",
+        summary="Runs per team and participant, the latest pool, Judged@10/100 (organizers)",
+        description="A 404 for anyone but the benchmark's organizers.",
+        responses={200: CampaignSummarySerializer, **errors(401, 404, 429)},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        benchmark = benchmark_for_organizers(request, slug)
+        summary = campaign_summary(benchmark, pool_qrels)
+        return Response(CampaignSummarySerializer(summary).data)

@@ -71,6 +71,11 @@ urlpatterns = [
     ),
     path("benchmarks/<slug:slug>/pools/", campaigns.Pools.as_view(), name="api_pools"),
     path(
+        "benchmarks/<slug:slug>/summary/",
+        campaigns.CampaignSummary.as_view(),
+        name="api_campaign_summary",
+    ),
+    path(
         "benchmarks/<slug:slug>/pools/<id:pool_id>/",
         campaigns.PoolDetail.as_view(),
         name="api_pool",

@@ -4,7 +4,9 @@ Final runs: one number per run of the team in the phase (its priority; blank: no
 final); the model (``leaderboard.models.finals.set_final_runs``) checks the rest and
 refuses a closed phase with its close time. Pool (organizers): the statistics of a
 built pool (``leaderboard.reading.pools.pool_payload``), its export, a form that queues
-another (``leaderboard.pipeline.tasks.queue_pool``).
+another (``leaderboard.pipeline.tasks.queue_pool``). Summary (organizers; a 404 for
+anyone else): ``leaderboard.reading.summaries.campaign_summary``, given the pipeline's
+cached reader of the judgments (``pool_qrels``) for Judged@k.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from leaderboard.models.finals import limit_for, team_finals
 from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
 from leaderboard.pages.shortcuts import problem_page
 from leaderboard.pipeline.files import unavailable_as_error
+from leaderboard.pipeline.scoring import pool_qrels
 from leaderboard.pipeline.tasks import queue_pool
 from leaderboard.reading.pools import benchmark_pool, pool_payload
+from leaderboard.reading.summaries import benchmark_for_organizers, campaign_summary
 from leaderboard.reading.visibility import Problem, visible_benchmark
 
 
@@ -129,6 +133,16 @@ def pool_page(request: HttpRequest, slug: str) -> HttpResponse:
         "pool": pool_payload(shown) if shown else None,
     }
     return render(request, "campaigns/pool.html", context, status=400 if form.errors else 200)
+
+
+@require_GET
+def summary_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """``/benchmarks/<slug>/summary/`` (organizers): runs per team and participant in
+    each phase, the latest pool, Judged@10 and Judged@100 of every scored run."""
+    benchmark = benchmark_for_organizers(request, slug)
+    summary = campaign_summary(benchmark, pool_qrels)
+    context = {"benchmark": benchmark, "summary": summary}
+    return render(request, "campaigns/summary.html", context)
 
 
 @login_required

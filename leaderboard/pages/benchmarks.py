@@ -93,6 +93,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         else None,
         "best_query": "&best=team" if board.best_per_team else "",
         "benchmark": benchmark,
+        "is_organizer": benchmark.is_organised_by(request.user),
         "timeline": benchmark.timeline(),
         "progress": progress_figure(
             [

@@ -69,6 +69,7 @@ PAGES: dict[str, Page] = {
     "benchmark_health": url("benchmark_health", slug),
     "final_runs": url("final_runs", slug, login=True),
     "pool": url("pool", slug, login=True),  # the participant organises the benchmark
+    "campaign_summary": url("campaign_summary", slug, login=True),  # organizers only
     "run_results": url("run_results", lambda s: s.run_a),
     "submission": url("submission", lambda s: s.run_a),
     "run_edit": url("run_edit", lambda s: s.run_a, login=True),

@@ -473,7 +473,7 @@ def test_the_schema_is_generated_openapi_3_and_documents_every_route(client, db)
     schema = json.loads(response.content)
     assert schema["openapi"].startswith("3.0")
     routes = documented_routes()
-    assert set(schema["paths"]) == set(routes) and len(routes) == 28
+    assert set(schema["paths"]) == set(routes) and len(routes) == 29
     for openapi_path, pattern in routes.items():
         documented = schema["paths"][openapi_path]
         view = pattern.callback.cls

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.models import ApiToken
+from leaderboard.models import ApiToken, Pool
 from leaderboard.pipeline import health
 from tests import ROOT
 from tests.leaderboard import pages_data as data
@@ -72,6 +72,21 @@ def site(library, demo_user) -> site_pages.Site:
     health.compute(library.pk, library.current_judgments_id)  # the health page, filled
     token, _ = ApiToken.issue(demo_user, "laptop")
     library.organizers.add(demo_user)  # the pool page is the organizers'
+    team = {"team": demo_user.username, "runs": 1, "contributed": 3, "unique": 3}
+    Pool.objects.create(  # a built pool: its tables on the pool page and the summary
+        benchmark=library,
+        depth=10,
+        runs_per_team=1,
+        status=Pool.Status.BUILT,
+        stats={
+            "runs_offered": 2,
+            "pairs": 3,
+            "to_judge": 1,
+            "needs": [{"need_id": "atwood", "pool": 3, "to_judge": 1}],
+            "runs": [{"id": runs[0], "run": "system-A", "priority": 1, **team}],
+            "teams": [team],
+        },
+    )
     return site_pages.Site(
         slug=library.slug,
         run_a=runs[0],
