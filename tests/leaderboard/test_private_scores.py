@@ -138,6 +138,9 @@ NOT_SCORES = {
     "health": "the load balancer's probe: the services' state",
     "pool_export": "the assessors' qrels of unjudged pairs: need and document ids",
     "api_pool": "a pool's pair counts per run and team",
+    "campaign_summary": "organizers only (a 404 for everyone else): runs per team, the pool, "
+    "Judged@10/100 on the whole version",
+    "api_campaign_summary": "organizers only (a 404 for everyone else), as the page",
     "api_pool_export": "the assessors' qrels of unjudged pairs",
     "api_phase": "a phase's dates and limits (the campaign has none)",
     "api_submit": "POST only: a run's upload",
