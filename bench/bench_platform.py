@@ -375,7 +375,9 @@ def bench(args: argparse.Namespace, media: str) -> None:
         )
         submission = Submission.objects.get(run_name="new")
         expected_pairs = args.runs
-        on_board = Result.objects.on_leaderboard(benchmark, user).filter(submission=submission)
+        on_board = Result.objects.on_leaderboard(benchmark, user, judgments.pk).filter(
+            submission=submission
+        )
         listed = False
         while True:
             submission.refresh_from_db()

@@ -116,7 +116,8 @@ def check_run(
     ``every_line`` (with ``max_bytes``): every line is checked, by :func:`read_run`'s
     own rules (fields, score, NUL bytes, line length; a doc_id twice within 1 MB of
     lines), 1 MB of whole lines at a time, so the first bad line anywhere is refused
-    here as ``file:line: reason``; the whole file is then read.
+    here as ``file:line: reason``; the whole file is then read, and the need ids are
+    those of the parsed lines (the parse is the whole cost of the check).
 
     ``max_ratio``: a gzip stream whose content grows past ``max_ratio`` times the
     compressed bytes read so far (once past :data:`~evaluation.trec.sources.RATIO_FLOOR`)
@@ -162,9 +163,9 @@ def check_run(
         piece = b"" if answered.found and may_stop else reader.read1(PIECE)
         while piece:  # Decoded counts and checks every byte; what the head left, first
             if rest is not None:
-                rest.add(piece)
+                rest.add(piece)  # the parse of every line gives the need ids too
             blank = blank and piece.isspace()  # the same six bytes, 8x faster than strip
-            if not answered.found:
+            if rest is None and not answered.found:
                 lines = carry + piece
                 end = lines.rfind(b"\n") + 1
                 found = first_fields(lines[:end])
@@ -178,7 +179,11 @@ def check_run(
             _check_bytes(head, name)
         if rest is not None:
             rest.finish()
-        if not answered.found:  # every need id: none judged, or no judged given
+            seen = frozenset(rest.needs)
+            answered.found = answered.judged is not None and not answered.judged.isdisjoint(seen)
+            if not answered.found:
+                check.need_ids = seen
+        elif not answered.found:  # every need id: none judged, or no judged given
             last = first_fields(carry + b"\n")
             answered.add(last)
             check.need_ids = _decoded(needs | last)
@@ -206,6 +211,7 @@ class _EveryLine:
     def __init__(self, name: str, head: bytes) -> None:
         self.name, self.before = name, 0  # lines of the file before the pending ones
         self.pending = bytearray(head)
+        self.needs: set[str] = set()  # the need ids of the lines checked so far
 
     def add(self, piece: bytes) -> None:
         self.pending += piece
@@ -236,7 +242,7 @@ class _EveryLine:
             elif explain or (before and run_header(body) is not None):  # a header is
                 _explain(body, self.name, _RUN, must_fail=True)  # line 1 of the file only
             elif _has_content(body):
-                read_run(body, self.name)
+                self.needs.update(read_run(body, self.name).needs)
             elif _longest_line(body) > MAX_LINE_LENGTH:  # blank or comment lines only
                 _explain(body, self.name, _RUN, must_fail=True)
         except TrecFormatError as error:
@@ -251,8 +257,12 @@ class _EveryLine:
 
 def _has_content(lines: bytes) -> bool:
     """Whether some line is neither blank nor a comment (vectorised: a piece of blank
-    lines costs a few numpy passes, not a parse)."""
-    if not lines.translate(None, _WHITESPACE + b"\n"):
+    lines costs a few numpy passes, not a parse; a piece whose first line has content,
+    as nearly every piece of a run does, costs none)."""
+    first = lines.lstrip(_WHITESPACE + b"\n")[:1]
+    if first and first != b"#":
+        return True
+    if not first:
         return False
     squeezed = np.frombuffer(b"\n" + lines.translate(None, _WHITESPACE), np.uint8)
     after_newline = squeezed[1:][squeezed[:-1] == 10]

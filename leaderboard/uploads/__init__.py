@@ -11,7 +11,7 @@ status, the participant's own runs and what the owner may do to one
 - ``refusals``: the per-user budget of refused uploads (429 once it is spent).
 - ``owners``: the owner's edit, hide/unhide and withdraw pages (thin: the model acts).
 - ``handlers``: the upload handlers (settings' ``FILE_UPLOAD_HANDLERS``): 1 MB pieces, a
-  file spooled to disk hashed on a thread as it arrives.
+  file spooled to disk hashed on one thread and checked on another as it arrives.
 
 May import ``leaderboard.models``, ``leaderboard.pipeline`` (to queue scoring and comparisons) and the
 pages' shortcuts; never the API.

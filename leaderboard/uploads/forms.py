@@ -10,10 +10,11 @@ from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from evaluation.trec import MAX_LINE_LENGTH, TrecFormatError, check_run, run_header
+from evaluation.trec import MAX_LINE_LENGTH, TrecFormatError, run_header
 from leaderboard.models import RUN_NAME_RE, Benchmark, Submission, run_name_validator
 from leaderboard.pipeline.coverage import none_answered
-from leaderboard.pipeline.files import max_uncompressed_bytes, sha256_of
+from leaderboard.pipeline.files import sha256_of
+from leaderboard.uploads.handlers import check_upload
 
 
 def max_upload_bytes() -> int:
@@ -94,36 +95,29 @@ class SubmissionForm(forms.Form):
             )
         name = os.path.basename(upload.name or "run")
         path = _spooled_path(upload)
+        # Hashed and checked as it arrived (uploads.handlers.HashingUploadHandler), or
+        # else here, from the spooled file or the bytes in memory:
+        received = getattr(upload, "digest", None)
+        check = getattr(upload, "check", None)
+        if check is None:
+            with ThreadPoolExecutor(1) as pool:
+                # A file on disk is hashed from a handle of its own on another thread
+                # (hashlib lets the GIL go) while the check reads it: the SHA-256 the run
+                # is stored under, without a second pass after the check.
+                hashing = pool.submit(sha256_of_path, path) if path and not received else None
+                upload.seek(0)
+                try:
+                    check = check_upload(upload, name)
+                finally:
+                    upload.seek(0)
+                received = received or (hashing.result() if hashing else None)
+        if isinstance(check, TrecFormatError):
+            raise forms.ValidationError(str(check)) from check
+        self.digest = received
         # what the run will be scored against (none for a benchmark not saved yet)
         judgments = self.benchmark.latest_judgments if self.benchmark.pk else None
         judged = judgments.need_ids if judgments is not None else []
-        # Hashed as it arrived (uploads.handlers.HashingUploadHandler), or else:
-        received = getattr(upload, "digest", None)
-        with ThreadPoolExecutor(1) as pool:
-            # A file on disk is hashed from a handle of its own on another thread (hashlib
-            # lets the GIL go) while the check reads it: the SHA-256 the run is stored
-            # under, without a second pass after the check (0.2-0.3 s for 300 MB).
-            hashing = pool.submit(sha256_of_path, path) if path and not received else None
-            try:
-                upload.seek(0)
-                # The file is streamed to its end (1 MB at a time, a few MB of lines
-                # kept): every line is checked by the engine's own rules, a gzip bomb is
-                # refused once it expands past the size or the ratio limit, a broken
-                # gzip stream here: what the worker would refuse is refused now.
-                check = check_run(
-                    upload,
-                    name=name,
-                    max_bytes=max_uncompressed_bytes(),
-                    judged=judged or None,
-                    every_line=True,
-                    max_ratio=settings.MAX_GZIP_RATIO,
-                )
-            except TrecFormatError as error:
-                raise forms.ValidationError(str(error)) from error
-            finally:
-                upload.seek(0)
-            self.digest = received or (hashing.result() if hashing else None)
-        if judged and check.answers is False:
+        if judged and check.need_ids.isdisjoint(judged):
             # every score would be 0: nothing to rank, and surely the wrong file
             raise forms.ValidationError(none_answered(name, judged))
         return upload
