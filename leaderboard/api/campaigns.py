@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
-from leaderboard.api.lenses import LensQuerySerializer, api_lens, needs_field
+from leaderboard.api.lenses import LensQuerySerializer, needs_field, scored_run
 from leaderboard.api.organizers import organised
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import labels_field
@@ -31,7 +31,7 @@ from leaderboard.pipeline.tasks import queue_pool
 from leaderboard.reading.pools import benchmark_pool, pool_payload
 from leaderboard.reading.results import NoResults, results_payload, run_results
 from leaderboard.reading.summaries import benchmark_for_organizers, campaign_summary
-from leaderboard.reading.visibility import visible_benchmark, visible_submission
+from leaderboard.reading.visibility import visible_benchmark
 
 
 class FinalRunSerializer(serializers.Serializer):
@@ -156,15 +156,7 @@ class RunResults(ApiView):
     )
     def get(self, request: Request, submission_id: int) -> Response:
         self.query(LensQuerySerializer)
-        run = visible_submission(request, submission_id)
-        lens = api_lens(request, run.benchmark)
-        result = lens.result(run)
-        if result is None:
-            raise ApiError(
-                404,
-                f"Run {run.run_name} has no scores yet here: {lens.line()}",
-                {"status": run.status},
-            )
+        run, result = scored_run(request, submission_id)
         try:
             results = run_results(
                 run, result, request.GET.get("measure") or None, viewer=request.user

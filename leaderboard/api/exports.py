@@ -13,12 +13,11 @@ from rest_framework.request import Request
 
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, conditional
-from leaderboard.api.errors import ApiError
-from leaderboard.api.lenses import LensQuerySerializer, api_lens
+from leaderboard.api.lenses import LensQuerySerializer, scored_run
 from leaderboard.api.schema import errors
 from leaderboard.api.views import board_for
 from leaderboard.reading.exports import leaderboard_file, per_need_file
-from leaderboard.reading.visibility import visible_benchmark, visible_submission
+from leaderboard.reading.visibility import visible_benchmark
 
 
 class FileAnyway(BaseContentNegotiation):
@@ -103,13 +102,5 @@ class PerNeedCsv(ApiView):
     )
     def get(self, request: Request, submission_id: int):
         self.query(LensQuerySerializer)
-        run = visible_submission(request, submission_id)
-        lens = api_lens(request, run.benchmark)
-        result = lens.result(run)
-        if result is None:
-            raise ApiError(
-                404,
-                f"Run {run.run_name} has no scores yet here: {lens.line()}",
-                {"status": run.status},
-            )
+        run, result = scored_run(request, submission_id)
         return per_need_file(run, result)

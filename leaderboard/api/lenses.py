@@ -6,9 +6,9 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from leaderboard.api.errors import ApiError
-from leaderboard.models import Benchmark
+from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.reading.lenses import NEEDS, Lens, lens_for, versions
-from leaderboard.reading.visibility import Problem
+from leaderboard.reading.visibility import Problem, visible_submission
 
 NEEDS_HELP = (
     "Which needs the scores are on: `public` or `private` (a campaign's split; the private "
@@ -46,3 +46,19 @@ def api_lens(request, benchmark: Benchmark) -> Lens:
         if problem.status == 404:
             details["versions"] = [number for number, _ in versions(benchmark)]
         raise ApiError(problem.status, problem.message, details) from problem
+
+
+def scored_run(request, submission_id: int) -> tuple[Submission, Result]:
+    """The run the caller may see and its result through the caller's lens (the query's
+    ``?judgments=``/``?needs=`` checked first); a 404 naming what the lens shows when the
+    run has no result there."""
+    run = visible_submission(request, submission_id)
+    lens = api_lens(request, run.benchmark)
+    result = lens.result(run)
+    if result is None:
+        raise ApiError(
+            404,
+            f"Run {run.run_name} has no scores yet here: {lens.line()}",
+            {"status": run.status},
+        )
+    return run, result

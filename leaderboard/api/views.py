@@ -22,7 +22,7 @@ from leaderboard.api import owners
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, BenchmarkPages, SubmissionPages, conditional
 from leaderboard.api.errors import ApiError
-from leaderboard.api.lenses import LensQuerySerializer, api_lens
+from leaderboard.api.lenses import LensQuerySerializer, api_lens, scored_run
 from leaderboard.api.schema import errors
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.reading.boards import Board, build_leaderboard, unknown_measure_message
@@ -209,15 +209,7 @@ class PerNeed(ApiView):
     )
     def get(self, request: Request, submission_id: int) -> Response:
         self.query(LensQuerySerializer)
-        run = visible_submission(request, submission_id)
-        lens = api_lens(request, run.benchmark)
-        result = lens.result(run)
-        if result is None:
-            raise ApiError(
-                404,
-                f"Run {run.run_name} has no scores yet here: {lens.line()}",
-                {"status": run.status},
-            )
+        run, result = scored_run(request, submission_id)
         frame = result.per_need_frame()
         measures = [str(m) for m in frame.columns]
         needs = [

@@ -132,16 +132,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
             },
         )
         PoolRanks.objects.update_or_create(result=result, defaults={"data": pool_ranks})
-        MeasureVector.objects.filter(result=result).delete()
-        MeasureVector.objects.bulk_create(
-            MeasureVector(
-                result=result,
-                measure=measure,
-                values=per_need[measure].to_numpy(dtype=np.float64).tobytes(),
-            )
-            for measure in benchmark.tested_measures()
-            if measure in per_need.columns
-        )
+        store_vectors(result, per_need, benchmark)
         for part in judgments.parts.all():  # a split's public and private needs
             store_part(submission, part, per_need, evaluation.summary, ranks, judged, whole_qrels)
         # Only while this task still holds the claim: a run re-queued meanwhile (new
@@ -205,16 +196,7 @@ def store_part(
         PoolRanks.objects.update_or_create(result=result, defaults={"data": data})
     else:
         PoolRanks.objects.filter(result=result).delete()
-    MeasureVector.objects.filter(result=result).delete()
-    MeasureVector.objects.bulk_create(
-        MeasureVector(
-            result=result,
-            measure=measure,
-            values=rows[measure].to_numpy(dtype=np.float64).tobytes(),
-        )
-        for measure in benchmark.tested_measures()
-        if measure in rows.columns
-    )
+    store_vectors(result, rows, benchmark)
     return result
 
 
@@ -307,3 +289,18 @@ class Heartbeat:
                     connections.close_all()  # reconnect at the next beat
         finally:
             connections.close_all()  # this thread's connections only
+
+
+def store_vectors(result: Result, per_need: pd.DataFrame, benchmark) -> None:
+    """The per-need vectors of the benchmark's tested measures, what the significance
+    tests read (replacing those the result had)."""
+    MeasureVector.objects.filter(result=result).delete()
+    MeasureVector.objects.bulk_create(
+        MeasureVector(
+            result=result,
+            measure=measure,
+            values=per_need[measure].to_numpy(dtype=np.float64).tobytes(),
+        )
+        for measure in benchmark.tested_measures()
+        if measure in per_need.columns
+    )
