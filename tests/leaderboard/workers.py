@@ -61,12 +61,32 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+# The application name of worker processes' database sessions: what end_worker_sessions ends.
+WORKER_SESSIONS = "test-celery-worker"
+
+
 def database_url() -> str:
-    """The URL of the database this test runs in (pytest-django's test database)."""
+    """The URL of the database this test runs in (pytest-django's test database), for a
+    worker process: its sessions carry ``WORKER_SESSIONS`` as their application name."""
     db = connection.settings_dict
     user = db["USER"] or "postgres"
     host = db["HOST"] or "127.0.0.1"
-    return f"postgres://{user}:{db['PASSWORD']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+    return (
+        f"postgres://{user}:{db['PASSWORD']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+        f"?application_name={WORKER_SESSIONS}"
+    )
+
+
+def end_worker_sessions() -> None:
+    """End the sessions stopped workers left: a SIGKILLed worker's session can outlive it
+    a moment, and the test database cannot be dropped while it lives. Only workers'
+    sessions: this process's others (a live server's thread) are this run's to keep."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = %s",
+            [WORKER_SESSIONS],
+        )
 
 
 def queue_settings(queue: str) -> dict[str, str]:

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from django.db import connection
 
 import rrl
 from leaderboard.models import PendingUpload, Submission
-from tests.leaderboard.workers import ROOT, Worker
+from tests.leaderboard.workers import ROOT, Worker, end_worker_sessions
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -32,14 +31,6 @@ def site(live_server, transactional_db, library, participant):
     return live_server.url
 
 
-def _terminate_other_sessions() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-
-
 @pytest.fixture
 def worker(queue, settings, tmp_path):
     """A real worker on this test's queues, sharing the media folder (one host)."""
@@ -47,7 +38,7 @@ def worker(queue, settings, tmp_path):
     started.wait_ready()
     yield started
     started.stop()
-    _terminate_other_sessions()
+    end_worker_sessions()
 
 
 @pytest.fixture
@@ -59,7 +50,7 @@ def s3_worker(queue, bucket, tmp_path):
     started.wait_ready()
     yield started
     started.stop()
-    _terminate_other_sessions()
+    end_worker_sessions()
 
 
 def rrl_command(*args: str, config: Path, **env: str) -> subprocess.CompletedProcess:

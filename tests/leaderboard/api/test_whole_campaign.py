@@ -20,13 +20,12 @@ import numpy as np
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
-from django.db import connection
 
 from evaluation.measures import evaluate
 from leaderboard.models import ApiToken, Benchmark, Judgments, Pool, Profile, Result, Submission
 from leaderboard.wsgi import application
 from rrl import cli, client
-from tests.leaderboard.workers import Worker, wait_for
+from tests.leaderboard.workers import Worker, end_worker_sessions, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -156,11 +155,7 @@ def worker(queue, settings, tmp_path):
     yield started
     started.stop()
     # The worker's session can outlive it for a moment; end it so the database can go.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+    end_worker_sessions()
 
 
 def board_values(out: str) -> dict[str, str]:

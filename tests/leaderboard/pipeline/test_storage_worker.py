@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 
 from leaderboard.models import Submission
 from leaderboard.pipeline import tasks
 from tests import DEMO
-from tests.leaderboard.workers import Worker, wait_for
+from tests.leaderboard.workers import Worker, end_worker_sessions, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -40,11 +39,7 @@ def remote_workers(queue, bucket, tmp_path):
     yield start
     for worker in workers:
         worker.stop()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+    end_worker_sessions()
 
 
 def files_under(root) -> list[Path]:

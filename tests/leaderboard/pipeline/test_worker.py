@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 
 from leaderboard.celery import app
 from leaderboard.models import Benchmark, Submission
@@ -23,6 +22,7 @@ from tests import DEMO as DEMO_DIR
 from tests.leaderboard.workers import (
     Worker,
     broker_or_skip,
+    end_worker_sessions,
     purge,
     queue_settings,
     results_locked,
@@ -68,11 +68,7 @@ def start_worker(queue, settings, tmp_path):
         worker.stop()
     # A SIGKILLed worker's database session can outlive it for a moment; end it so the
     # test database can be dropped at the end of the run.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+    end_worker_sessions()
 
 
 def test_a_real_worker_runs_a_task_and_returns_its_result(start_worker):
