@@ -42,19 +42,6 @@ def board_for(request: Request, benchmark: Benchmark, measure: str | None) -> Bo
         ) from error
 
 
-def shown_results(request: Request, runs) -> dict[int, Result | None]:
-    """Each run's result the request's lens on its benchmark shows (``Lens.pick``), the
-    ``?judgments=`` and ``?needs=`` asked included; one lens per benchmark."""
-    lenses: dict[int, Lens] = {}
-    shown = {}
-    for run in runs:
-        benchmark = run.benchmark
-        if benchmark.pk not in lenses:
-            lenses[benchmark.pk] = api_lens(request, benchmark)
-        shown[run.pk] = lenses[benchmark.pk].pick(run.results.all())
-    return shown
-
-
 class BenchmarkList(ApiView):
     pagination_class = BenchmarkPages
     serializer_class = s.BenchmarkSerializer
@@ -156,8 +143,9 @@ class SubmissionList(ApiView):
 
 
 def _default_results(request: Request, runs) -> dict[int, Result | None]:
-    """``shown_results`` of a list that may span benchmarks: each one's default lens
-    (``?judgments=`` names a version of one benchmark, so the list takes none)."""
+    """Each run's result its benchmark's default lens shows the caller (``Lens.pick``),
+    one lens per benchmark (``?judgments=`` names a version of one benchmark, so a list
+    that may span benchmarks takes none)."""
     lenses: dict[int, Lens] = {}
     shown = {}
     for run in runs:
@@ -180,7 +168,10 @@ class SubmissionDetail(ApiView):
     def get(self, request: Request, submission_id: int) -> Response:
         self.query(LensQuerySerializer)
         run = visible_submission(request, submission_id, scores=False)
-        shown = shown_results(request, [run]) if run.scores_visible_to(request.user) else {}
+        lens = api_lens(request, run.benchmark)  # the ?judgments= and ?needs= asked
+        shown = (
+            {run.pk: lens.pick(run.results.all())} if run.scores_visible_to(request.user) else {}
+        )
         context = {"request": request, "results": shown}
         return Response(s.SubmissionSerializer(run, context=context).data)
 
