@@ -38,7 +38,8 @@ import pyarrow.compute as pc
 from evaluation.measures import trec_order
 from evaluation.measures.ranking import Ranking
 from evaluation.trec import as_qrels, as_run
-from evaluation.trec.columnar import Run
+from evaluation.trec.arrays import to_numpy
+from evaluation.trec.columnar import Qrels, Run
 from evaluation.trec.hashing import pair_key, string_hash
 
 __all__ = ["READS_UNJUDGED", "JudgedRanks", "QrelsIndex", "judged_ranks"]
@@ -57,14 +58,22 @@ class QrelsIndex:
     ``relevance`` (int64), and the lines' (need, doc id) keys to look runs up in."""
 
     def __init__(self, qrels: pd.DataFrame | object) -> None:
-        frame = as_qrels(qrels)
-        need_ids = frame["need_id"].astype(str)
-        self.needs = pd.Index(pd.unique(need_ids), name="need_id")
-        self.need = self.needs.get_indexer(need_ids).astype(np.int64)
-        self.relevance = frame["relevance"].to_numpy(dtype=np.int64)
+        qrels = as_qrels(qrels)
+        if isinstance(qrels, Qrels):  # the reader's columns, as the worker keeps them
+            need_ids, self._doc = qrels.need.combine_chunks(), qrels.doc
+            self.relevance = np.asarray(qrels.relevance, dtype=np.int64)
+        else:
+            need_ids, self._doc = (
+                _strings(qrels["need_id"]).combine_chunks(),
+                _strings(qrels["doc_id"]),
+            )
+            self.relevance = qrels["relevance"].to_numpy(dtype=np.int64)
+        # Arrow's dictionary lists the values in order of first appearance
+        encoded = pc.dictionary_encode(need_ids)
+        self.needs = pd.Index(encoded.dictionary.to_pylist(), dtype="str", name="need_id")
+        self.need = to_numpy(encoded.indices, np.int64)
         # the same as int32, what rankings of many runs are built from (half the bytes)
         self.need32, self.relevance32 = self.need.astype(np.int32), self.relevance.astype(np.int32)
-        self._doc = _strings(frame["doc_id"])
         key = pair_key(self.need, string_hash(self._doc))
         self._order = np.argsort(key, kind="stable")
         self._keys = key[self._order]

@@ -47,7 +47,7 @@ def build(pool: Pool, task_id: str) -> bool:
         runs.append(PoolRun(run.run_name, key, final.priority, top_of(whole, pool.depth)))
     built = build_pool(runs, pool.depth, pool.runs_per_team)
     judgments = pool.benchmark.latest_judgments
-    to_judge = assessor_pairs(built, load_qrels(judgments) if judgments else None, pool.seed)
+    to_judge = assessor_pairs(built, load_qrels(judgments).frame if judgments else None, pool.seed)
     per_need = to_judge.groupby("need_id", sort=False).size()
     stats = {
         "runs_offered": len(finals),

@@ -19,14 +19,17 @@ import time
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
 from evaluation.health import JudgedRanks, QrelsIndex
 from evaluation.measures import evaluate, relevant_ranks, stored_requests, summarise_needs
-from evaluation.trec import TrecFormatError, read_qrels
-from evaluation.trec.columnar import needs_present, read_run
+from evaluation.trec import TrecFormatError
+from evaluation.trec.arrays import to_numpy
+from evaluation.trec.columnar import Qrels, needs_present, read_qrels_columns, read_run
 from leaderboard.models import Judgments, MeasureVector, PoolRanks, Result, Submission
 from leaderboard.pipeline.coverage import coverage_warnings, depth_warnings, lines_per_need
 from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
@@ -35,12 +38,12 @@ log = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=4)
-def _qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> pd.DataFrame:
+def _qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> Qrels:
     # Keyed by the file's hash too, so a replaced file is never served stale; a worker
     # fetches a judgments file from the store once, however many runs it scores with it.
     storage = Judgments._meta.get_field("file").storage
     with local_copy((storage, stored_name)) as path:
-        return read_qrels(path, name=name, max_bytes=max_bytes)
+        return read_qrels_columns(path, name=name, max_bytes=max_bytes)
 
 
 @functools.lru_cache(maxsize=4)
@@ -49,7 +52,10 @@ def _pool_qrels_cached(
 ) -> QrelsIndex:
     qrels = _qrels_cached(stored_name, sha256, name, max_bytes)
     if needs is not None:  # a part: its needs' lines, in file order
-        qrels = qrels[qrels["need_id"].isin(needs)].reset_index(drop=True)
+        kept = pc.is_in(qrels.need, pa.array(needs, pa.string()))
+        qrels = Qrels(
+            qrels.need.filter(kept), qrels.doc.filter(kept), qrels.relevance[to_numpy(kept, bool)]
+        )
     return QrelsIndex(qrels)
 
 
@@ -71,7 +77,9 @@ def display_name(stored) -> str:
     return stored.original_name or os.path.basename(stored.file.name)
 
 
-def load_qrels(judgments: Judgments) -> pd.DataFrame:
+def load_qrels(judgments: Judgments) -> Qrels:
+    """The judgments as the reader's columns, read once per worker (keyed by the file's
+    hash, so a replaced file is never served stale)."""
     return _qrels_cached(
         judgments.file.name, judgments.sha256, display_name(judgments), max_uncompressed_bytes()
     )
