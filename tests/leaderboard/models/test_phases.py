@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import RequestFactory
 
 from leaderboard.models import ApiToken, Phase, Profile, Submission
-from leaderboard.uploads.views import receive_run
+from leaderboard.uploads.receiving import receive_run
 from tests import DEMO
 
 RUN_B = (DEMO / "run-B.txt").read_bytes()
