@@ -56,8 +56,6 @@ LONG_MODULES = {
     "line-by-line explainer must agree on what a line is, so they stay side by side",
     "rrl/cli.py": "the client's command line: one parser and one short function per command "
     "(login to pools), read top to bottom as its help is",
-    "rrl/client.py": "the client's one class: every endpoint a participant or organizer "
-    "scripts, with the waiting and retrying they share",
 }
 
 
