@@ -54,8 +54,6 @@ LONG_MODULES = {
     "there would be two places that name measures",
     "evaluation/trec/parsing.py": "the Arrow parse, the whitespace normalisation and the "
     "line-by-line explainer must agree on what a line is, so they stay side by side",
-    "rrl/cli.py": "the client's command line: one parser and one short function per command "
-    "(login to pools), read top to bottom as its help is",
 }
 
 
