@@ -19,10 +19,11 @@ by drf-spectacular from the views and serializers.
 
 May import ``leaderboard.models``, the engine (its errors and measure names), the read
 layer ``leaderboard.reading`` (the API shows what the pages show, ranked the same way),
-``leaderboard.accounts`` (throttling, the token limit), the upload flow's non-view modules
-(``uploads.receiving``, ``uploads.presigned``, ``uploads.forms``: the API submits through
-them as the form does), ``campaigns.exports`` (a pool's download), ``leaderboard.admin_forms``
-and the pipeline (to queue scoring, comparisons and pools, and ``pipeline.loading`` to load
-files as the admin does). Never a page: nothing of ``leaderboard.pages`` and no other
-package's ``views`` module (tests/test_layout.py checks).
+``leaderboard.accounts.throttle`` (failed log-ins, unknown tokens), the upload flow's
+modules that are not pages (``uploads.receiving``, ``uploads.presigned``,
+``uploads.forms``: the API submits through them as the form does), ``campaigns.exports``
+(a pool's download), ``leaderboard.admin_forms`` and the pipeline (to queue scoring,
+comparisons and pools, and ``pipeline.loading`` to load files as the admin does). Never a
+page: nothing of ``leaderboard.pages`` and no other package's ``views`` module
+(tests/test_layout.py checks).
 """
