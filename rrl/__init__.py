@@ -7,7 +7,9 @@
   locally is the run the platform will score.
 - :mod:`rrl.client`: ``rrl.Client``, the platform's API on ``httpx`` (login, submit in
   any of those shapes, status, runs, board, compare, download, withdraw), and its
-  errors ``ApiError``, ``Conflict``, ``RunFailed``.
+  errors ``ApiError``, ``Conflict``, ``RunFailed``; the organizers' endpoints it
+  inherits are in :mod:`rrl.organizer_calls`, the HTTP and retry core both stand on in
+  :mod:`rrl.session`.
 - :mod:`rrl.config` and :mod:`rrl.cli`: the ``rrl`` command (``python -m rrl``) and
   where it keeps the token.
 

@@ -21,16 +21,21 @@ Progress goes to stderr as plain text (no extra dependency), results to stdout.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import getpass
 import os
 import sys
-from typing import Any
 
 from rrl import config, organizing
+from rrl.output import Progress as _Progress
 from rrl.output import fail as _fail
+from rrl.output import judgments_line as _judgments_line
+from rrl.output import measure_label as _label
+from rrl.output import number as _number
 from rrl.output import print_json as _print_json
+from rrl.output import print_phase as _print_phase
+from rrl.output import print_summary as _print_summary
 from rrl.output import print_table as _print_table
+from rrl.output import print_warnings as _print_warnings
 
 __all__ = ["main"]
 
@@ -111,19 +116,6 @@ def parser() -> argparse.ArgumentParser:
         "--needs", choices=["public", "private", "all"], help="Default: what the board shows you."
     )
 
-    pool = commands.add_parser("pool", help="Organizers: build a pool, export it for assessors.")
-    pool_commands = pool.add_subparsers(dest="pool_command", required=True, metavar="ACTION")
-    build = pool_commands.add_parser("build", help="Pool the final runs (in the background).")
-    build.add_argument("benchmark")
-    build.add_argument("--depth", type=int, required=True)
-    build.add_argument("--runs-per-team", type=int, required=True)
-    build.add_argument("--phase", help="Default: the phase open now, else the last.")
-    build.add_argument("--wait", action="store_true", help="Wait until it is built.")
-    export = pool_commands.add_parser("export", help="The pairs to judge, as a qrels file.")
-    export.add_argument("benchmark")
-    export.add_argument("id", type=int, nargs="?", help="Default: the newest pool.")
-    export.add_argument("-o", "--output", help="Where to write it.")
-
     organizing.add_commands(commands)
     return top
 
@@ -159,40 +151,6 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(error))
     except KeyboardInterrupt:
         return 130
-
-
-def _when(stamp: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(stamp)
-
-
-def _utc(stamp: str) -> str:
-    """An API time (ISO 8601) as a person reads it, in UTC to the minute."""
-    return _when(stamp).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def phase_line(benchmark: dict, now: dt.datetime | None = None) -> str:
-    """A campaign's phase: the open one (the server's ``current_phase``) and when it
-    closes, else the next and when it opens, else the last and when it closed; empty
-    on a benchmark without phases."""
-    phases = benchmark.get("phases") or []
-    current = next((p for p in phases if p["name"] == benchmark.get("current_phase")), None)
-    if current is not None:
-        return f"Phase {current['name']} is open until {_utc(current['closes'])}."
-    now = now or dt.datetime.now(dt.UTC)
-    upcoming = [p for p in phases if _when(p["opens"]) > now]
-    if upcoming:
-        first = min(upcoming, key=lambda p: _when(p["opens"]))
-        return f"Submissions are closed; phase {first['name']} opens at {_utc(first['opens'])}."
-    if phases:
-        last = max(phases, key=lambda p: _when(p["closes"]))
-        return f"Submissions are closed: phase {last['name']} closed at {_utc(last['closes'])}."
-    return ""
-
-
-def _print_phase(benchmark: dict) -> None:
-    line = phase_line(benchmark)
-    if line:
-        print(line)
 
 
 # --- The commands ---------------------------------------------------------------------
@@ -270,13 +228,6 @@ def board(client, args, path) -> int:
     return 0
 
 
-def _judgments_line(version, needs) -> str:
-    """Which judgments the scores below are on: "Judgments v2, public needs"."""
-    if version is None:
-        return "No judgments yet."
-    return f"Judgments v{version}, {needs or 'all'} needs"
-
-
 def compare(client, args, path) -> int:
     answer = client.compare(
         args.benchmark, args.a, args.b, args.measure, args.judgments, args.needs
@@ -352,30 +303,6 @@ def results(client, args, path) -> int:
     return 0
 
 
-def pool(client, args, path) -> int:
-    if args.pool_command == "export":
-        found = client.pool(args.benchmark, args.id)
-        if found["status"] != "built":
-            return _fail(f"pool {found['id']} is {found['status']}, not built")
-        target = client.export_pool(args.benchmark, found["id"], args.output)
-        print(f"Wrote {target} ({found['stats']['to_judge']} pairs to judge)")
-        return 0
-    made = client.build_pool(args.benchmark, args.depth, args.runs_per_team, args.phase)
-    if args.wait:
-        made = client.wait_pool(args.benchmark, made["id"])
-    if args.json:
-        return _print_json(made)
-    print(f"Pool {made['id']} of {args.benchmark}: {made['status']}")
-    if made["status"] == "failed":
-        return _fail(made["failure_reason"])
-    if made["status"] == "built":
-        stats = made["stats"]
-        print(f"{stats['pairs']} pairs, {stats['to_judge']} to judge")
-        rows = [(t["team"], t["runs"], t["contributed"], t["unique"]) for t in stats["teams"]]
-        _print_table(("team", "runs", "contributed", "unique"), rows)
-    return 0
-
-
 COMMANDS = {
     "login": login,
     "submit": submit,
@@ -387,53 +314,5 @@ COMMANDS = {
     "withdraw": withdraw,
     "final": final,
     "results": results,
-    "pool": pool,
     **organizing.COMMANDS,
 }
-
-
-# --- Output ---------------------------------------------------------------------------
-
-
-class _Progress:
-    """Upload and scoring progress on stderr, plain text."""
-
-    def __init__(self) -> None:
-        self.shown = -1
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if stage == "upload":
-            percent = 100 * done // total if total else 100
-            if percent != self.shown:
-                self.shown = percent
-                end = "\n" if done >= total else ""
-                print(f"\ruploading: {percent:3d}% of {total:,} bytes", end=end, file=sys.stderr)
-        else:
-            print(f"scoring: {stage}", file=sys.stderr)
-        sys.stderr.flush()
-
-
-def _number(value: Any) -> str:
-    return "" if value is None else f"{value:.4f}"
-
-
-def _label(answer: dict, measure: str) -> str:
-    """The name the server's pages show for ``measure`` (``nDCG@10`` for ``ndcg_cut_10``):
-    the answer's ``labels``; the name itself from a server that sends none."""
-    return (answer.get("labels") or {}).get(measure, measure)
-
-
-def _print_summary(run: dict, measures: list[str]) -> None:
-    summary = run.get("summary") or {}
-    names = [m for m in dict.fromkeys(measures) if m in summary] or sorted(summary)
-    labels = [_label(run, name) for name in names]
-    width = max((len(label) for label in labels), default=0)
-    for name, label in zip(names, labels, strict=True):
-        print(f"  {label:<{width}}  {_number(summary[name])}")
-
-
-def _print_warnings(run: dict) -> None:
-    """Scoring's warnings (needs not answered, ranks past the depth): on stdout with the
-    scores they qualify."""
-    for warning in run.get("warnings") or []:
-        print(f"warning: {warning}")

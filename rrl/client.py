@@ -20,9 +20,9 @@
   ``details``; a 409 is a :class:`Conflict` whose ``existing`` names the run already
   there; a run that failed while being scored is :class:`RunFailed` (``wait=True``).
 
-Over 400 lines: one method per endpoint a participant or organizer scripts (submit,
-read, campaign, organizer), each a few lines on the one HTTP and retry core; splitting
-the class by audience would split that core too.
+The participants' endpoints are here; the organizers' (pools, the split, benchmarks,
+phases, needs, judgments) in :mod:`rrl.organizer_calls`, and the HTTP and retry core
+they share in :mod:`rrl.session`.
 """
 
 from __future__ import annotations
@@ -37,38 +37,18 @@ from typing import Any
 
 import httpx
 
+from rrl.organizer_calls import OrganizerCalls
+from rrl.session import ApiError, Conflict
 from rrl.trec import run_gzip
 
 __all__ = ["ApiError", "Client", "Conflict", "RunFailed"]
 
-RETRIED = {502, 503, 504}
 DONE = {"scored", "failed", "withdrawn"}
 CHUNK = 64 * 1024
 
 # progress(stage, done, total): "upload" with bytes sent of the total, then the run's
 # status while waiting ("queued", "running", then "scored" or "failed") with 0, 0.
 Progress = Callable[[str, int, int], None]
-
-
-class ApiError(Exception):
-    """The server refused: ``status``, its ``error`` message and ``details``."""
-
-    def __init__(self, status: int, error: str, details: dict | None = None) -> None:
-        super().__init__(f"{status}: {error}")
-        self.status, self.error, self.details = status, error, details or {}
-
-
-class Conflict(ApiError):
-    """A 409: a run with this name, or this very file, is already there (``existing``:
-    its ``run_name`` and, when the caller may see it, its ``id`` and ``url``)."""
-
-    @property
-    def existing(self) -> dict:
-        return self.details.get("existing", {})
-
-    def __str__(self) -> str:
-        url = self.existing.get("url")
-        return f"{super().__str__()} (existing run: {url})" if url else super().__str__()
 
 
 class RunFailed(Exception):
@@ -80,35 +60,10 @@ class RunFailed(Exception):
         super().__init__(self.reason)
 
 
-class Client:
-    """The API at ``url`` (the site's address), with a token or anonymous."""
-
-    def __init__(
-        self,
-        url: str,
-        token: str | None = None,
-        *,
-        timeout: float = 60.0,
-        retries: int = 3,
-        backoff: float = 0.5,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        self.url = url.rstrip("/")
-        self.token = token
-        self.retries, self.backoff = retries, backoff
-        self._direct = True  # until the site says it has no presigned uploads
-        self._http = httpx.Client(
-            base_url=self.url, timeout=timeout, transport=transport, follow_redirects=True
-        )
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+class Client(OrganizerCalls):
+    """The API at ``url`` (the site's address), with a token or anonymous: every endpoint a
+    participant scripts, and the organizers' (:class:`~rrl.organizer_calls.OrganizerCalls`),
+    on the HTTP core of :class:`~rrl.session.Session`."""
 
     # --- Logging in ----------------------------------------------------------------
 
@@ -301,138 +256,6 @@ class Client:
         path = f"/api/submissions/{int(run_id)}/results/"
         return self._json("GET", path, params=_measure(measure, judgments, needs))
 
-    # --- Organizers ---------------------------------------------------------------------
-
-    def build_pool(
-        self, benchmark: str, depth: int, runs_per_team: int, phase: str | None = None
-    ) -> dict:
-        """Queue a pool of the final runs (organizers); the answer is the queued pool."""
-        body: dict[str, Any] = {"depth": int(depth), "runs_per_team": int(runs_per_team)}
-        if phase:
-            body["phase"] = phase
-        return self._json("POST", f"/api/benchmarks/{benchmark}/pools/", json=body)
-
-    def pool(self, benchmark: str, pool_id: int | None = None) -> dict:
-        """One pool (default: the newest), with its statistics once built."""
-        if pool_id is None:
-            pools = self._json("GET", f"/api/benchmarks/{benchmark}/pools/")
-            if not pools:
-                raise ValueError(f"{benchmark} has no pool yet")
-            return pools[0]
-        return self._json("GET", f"/api/benchmarks/{benchmark}/pools/{int(pool_id)}/")
-
-    def wait_pool(self, benchmark: str, pool_id: int, timeout: float = 600, poll: float = 1):
-        """The pool once built or failed."""
-        deadline = time.monotonic() + timeout
-        while True:
-            pool = self.pool(benchmark, pool_id)
-            if pool["status"] in ("built", "failed"):
-                return pool
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"pool {pool_id} is still {pool['status']}")
-            time.sleep(poll)
-
-    def summary(self, benchmark: str) -> dict:
-        """Runs per team and participant, the latest pool, Judged@10/100 (organizers)."""
-        return self._json("GET", f"/api/benchmarks/{benchmark}/summary/")
-
-    def export_pool(
-        self, benchmark: str, pool_id: int, path: str | os.PathLike | None = None
-    ) -> Path:
-        """The pool's pairs to judge (``need_id 0 doc_id -1`` lines), written to ``path``."""
-        url = f"/api/benchmarks/{benchmark}/pools/{int(pool_id)}/export/"
-        target = Path(path if path is not None else f"{benchmark}-pool-{int(pool_id)}.qrels")
-        target.write_bytes(self._request("GET", url).content)
-        return target
-
-    def split(self, benchmark: str) -> dict:
-        """The benchmark's private needs (``["private_needs"]``) and how they were drawn
-        (organizers only: a 404 for anyone else)."""
-        return self._json("GET", f"/api/benchmarks/{benchmark}/split/")
-
-    def set_split(
-        self,
-        benchmark: str,
-        private_needs: list[str] | None = None,
-        *,
-        fraction: float | None = None,
-        seed: int | None = None,
-    ) -> dict:
-        """Set the private needs: listed (``[]`` clears the split), or ``fraction`` of the
-        judged needs drawn with ``seed`` (drawn by the site when None, and stored)."""
-        if (private_needs is None) == (fraction is None):
-            raise ValueError("give either private_needs or fraction")
-        body: dict[str, Any] = {}
-        if private_needs is not None:
-            body["private_needs"] = [str(need) for need in private_needs]
-        else:
-            body["fraction"] = float(fraction)
-            if seed is not None:
-                body["seed"] = int(seed)
-        return self._json("PUT", f"/api/benchmarks/{benchmark}/split/", json=body)
-
-    def create_benchmark(
-        self, slug: str, title: str, *, ir_datasets: str | None = None, **fields: Any
-    ) -> dict:
-        """Create a benchmark (staff tokens only); with ``ir_datasets`` (an ir_datasets
-        id) its queries become the needs and its qrels the judgments. ``fields``: the
-        API's other benchmark fields (``primary_measure``, ``daily_limit``, ...)."""
-        body = {"slug": slug, "title": title, **fields}
-        if ir_datasets:
-            body["ir_datasets"] = ir_datasets
-        return self._json("POST", "/api/benchmarks/", json=body)
-
-    def update_benchmark(self, slug: str, **fields: Any) -> dict:
-        """Change a benchmark's settings (organizers): the API's field names (``title``,
-        ``primary_measure``, ``shown_measures``, ``daily_limit``, ``open``, ...); the
-        answer says how many runs were queued for ``rescoring`` and ``testing``."""
-        return self._json("PATCH", f"/api/benchmarks/{slug}/", json=fields)
-
-    def phases(self, benchmark: str) -> list[dict]:
-        """The benchmark's phases with their ids, limits and board (organizers)."""
-        return self._json("GET", f"/api/benchmarks/{benchmark}/phases/")
-
-    def add_phase(self, benchmark: str, name: str, opens: str, closes: str, **fields) -> dict:
-        """A new phase; ``opens`` and ``closes`` in ISO 8601 (UTC without an offset)."""
-        body = {"name": name, "opens": opens, "closes": closes, **fields}
-        return self._json("POST", f"/api/benchmarks/{benchmark}/phases/", json=body)
-
-    def update_phase(self, benchmark: str, phase: str | int, **fields: Any) -> dict:
-        """Change the phase named (or numbered) ``phase``; a field left out keeps its value."""
-        path = f"/api/benchmarks/{benchmark}/phases/{self._phase_id(benchmark, phase)}/"
-        return self._json("PATCH", path, json=fields)
-
-    def delete_phase(self, benchmark: str, phase: str | int) -> None:
-        path = f"/api/benchmarks/{benchmark}/phases/{self._phase_id(benchmark, phase)}/"
-        self._request("DELETE", path)
-
-    def _phase_id(self, benchmark: str, phase: str | int) -> int:
-        if isinstance(phase, int):
-            return phase
-        for found in self.phases(benchmark):
-            if found["name"] == phase:
-                return found["id"]
-        raise ValueError(f"{benchmark} has no phase named {phase}")
-
-    def load_needs(self, benchmark: str, path: str | os.PathLike) -> dict:
-        """Add or update the needs from a TSV or TREC topics file (plain or gzip)."""
-        return self._upload(f"/api/benchmarks/{benchmark}/needs/", path, {})
-
-    def load_judgments(self, benchmark: str, path: str | os.PathLike, note: str = "") -> dict:
-        """A qrels file as the next judgments version: the answer's ``version``, and
-        ``queued``, the runs queued for rescoring (``created`` false: the same file again)."""
-        return self._upload(f"/api/benchmarks/{benchmark}/judgments/", path, {"note": note})
-
-    def rescore(self, benchmark: str) -> dict:
-        """Queue every live run for rescoring against the latest judgments."""
-        return self._json("POST", f"/api/benchmarks/{benchmark}/rescore/")
-
-    def _upload(self, url: str, path: str | os.PathLike, fields: dict) -> dict:
-        name = os.path.basename(os.fspath(path))
-        with open(path, "rb") as stream:
-            files = {"file": (name, stream, "application/octet-stream")}
-            return self._json("POST", url, data={k: v for k, v in fields.items() if v}, files=files)
-
     # --- The owner's operations ------------------------------------------------------
 
     def withdraw(self, run_id: int) -> dict:
@@ -446,47 +269,6 @@ class Client:
     def edit(self, run_id: int, **fields: str) -> dict:
         """Change ``description``, ``paper_url`` or ``code_url`` of one's own run."""
         return self._json("PATCH", f"/api/submissions/{int(run_id)}/", json=fields)
-
-    # --- HTTP ---------------------------------------------------------------------
-
-    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        return self._request(method, path, **kwargs).json()
-
-    def _request(self, method: str, path: str, *, retry: bool = True, **kwargs) -> httpx.Response:
-        headers = dict(kwargs.pop("headers", {}) or {})
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-
-        def send() -> httpx.Response:
-            return self._check(self._http.request(method, path, headers=headers, **kwargs))
-
-        return self._retrying(send) if retry and method in ("GET", "PATCH") else send()
-
-    def _retrying(self, send: Callable[[], httpx.Response], key: str | None = None):
-        """``send`` again after a connection error or a passing 5xx; with an idempotency
-        ``key`` also after a 409 saying the first request is still being answered."""
-        for attempt in range(self.retries + 1):
-            try:
-                return send()
-            except (httpx.TransportError, ApiError) as error:
-                again = isinstance(error, httpx.TransportError) or error.status in RETRIED
-                if key and isinstance(error, ApiError) and error.status == 409:
-                    again = "Idempotency-Key" in error.error
-                if not again or attempt == self.retries:
-                    raise
-                time.sleep(self.backoff * 2**attempt)
-        raise AssertionError("unreachable")
-
-    def _check(self, response: httpx.Response) -> httpx.Response:
-        if response.is_success:
-            return response
-        try:
-            body = response.json()
-            error, details = body["error"], body.get("details", {})
-        except (ValueError, KeyError, TypeError):
-            error, details = response.text[:500] or response.reason_phrase, {}
-        kind = Conflict if response.status_code == 409 else ApiError
-        raise kind(response.status_code, error, details)
 
 
 def _file_name(run: Any, name: str | None) -> str:

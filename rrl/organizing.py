@@ -1,5 +1,6 @@
-"""The organizers' ``rrl`` commands: a benchmark's settings, its phases, needs, judgments,
-rescoring. Each needs a full token of an organizer of the benchmark (staff to create one).
+"""The organizers' ``rrl`` commands: pools, a benchmark's settings, its phases, needs,
+judgments, rescoring. Each needs a full token of an organizer of the benchmark (staff to
+create one).
 
     rrl benchmark create robust04 --title "Robust 2004" --primary-measure nDCG@10 \\
         --shown-measures "P@10 map" --daily-limit 5 --final-runs 2 --no-open
@@ -10,6 +11,7 @@ rescoring. Each needs a full token of an organizer of the benchmark (staff to cr
     rrl phase list robust04 ; rrl phase update robust04 Test --closes 2026-12-16T00:00Z
     rrl phase delete robust04 Test
     rrl needs robust04 topics.txt ; rrl judgments robust04 qrels-v2.txt --note "assessed pool"
+    rrl pool build robust04 --depth 100 --runs-per-team 2 --wait ; rrl pool export robust04
     rrl rescore robust04
     rrl summary robust04   # runs per team, the latest pool, Judged@10 and @100 per run
 
@@ -65,6 +67,19 @@ def limit(value: str) -> int | None:
 
 def add_commands(commands) -> None:
     """The organizers' subcommands on the ``rrl`` parser's ``commands``."""
+    pool = commands.add_parser("pool", help="Organizers: build a pool, export it for assessors.")
+    pool_commands = pool.add_subparsers(dest="pool_command", required=True, metavar="ACTION")
+    build = pool_commands.add_parser("build", help="Pool the final runs (in the background).")
+    build.add_argument("benchmark")
+    build.add_argument("--depth", type=int, required=True)
+    build.add_argument("--runs-per-team", type=int, required=True)
+    build.add_argument("--phase", help="Default: the phase open now, else the last.")
+    build.add_argument("--wait", action="store_true", help="Wait until it is built.")
+    export = pool_commands.add_parser("export", help="The pairs to judge, as a qrels file.")
+    export.add_argument("benchmark")
+    export.add_argument("id", type=int, nargs="?", help="Default: the newest pool.")
+    export.add_argument("-o", "--output", help="Where to write it.")
+
     benchmark = commands.add_parser("benchmark", help="Organizers: create or change a benchmark.")
     actions = benchmark.add_subparsers(dest="benchmark_command", required=True, metavar="ACTION")
     create = actions.add_parser("create", help="A new benchmark (staff).")
@@ -319,7 +334,32 @@ def summary(client, args, path) -> int:
     return 0
 
 
+def pool(client, args, path) -> int:
+    if args.pool_command == "export":
+        found = client.pool(args.benchmark, args.id)
+        if found["status"] != "built":
+            return fail(f"pool {found['id']} is {found['status']}, not built")
+        target = client.export_pool(args.benchmark, found["id"], args.output)
+        print(f"Wrote {target} ({found['stats']['to_judge']} pairs to judge)")
+        return 0
+    made = client.build_pool(args.benchmark, args.depth, args.runs_per_team, args.phase)
+    if args.wait:
+        made = client.wait_pool(args.benchmark, made["id"])
+    if args.json:
+        return print_json(made)
+    print(f"Pool {made['id']} of {args.benchmark}: {made['status']}")
+    if made["status"] == "failed":
+        return fail(made["failure_reason"])
+    if made["status"] == "built":
+        stats = made["stats"]
+        print(f"{stats['pairs']} pairs, {stats['to_judge']} to judge")
+        rows = [(t["team"], t["runs"], t["contributed"], t["unique"]) for t in stats["teams"]]
+        print_table(("team", "runs", "contributed", "unique"), rows)
+    return 0
+
+
 COMMANDS = {
+    "pool": pool,
     "benchmark": benchmark,
     "phase": phase,
     "needs": needs,

@@ -18,9 +18,6 @@ from django.views.decorators.cache import never_cache
 
 from leaderboard.models import ApiToken
 
-MAX_TOKENS = 20
-
-
 EXPIRY_CHOICES = [("", "Never"), ("7", "In 7 days"), ("30", "In 30 days"), ("90", "In 90 days")]
 EXPIRY_CHOICES += [("365", "In a year")]
 
@@ -68,8 +65,8 @@ def tokens(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         form = TokenForm(request.POST)
-        if form.is_valid() and mine.count() >= MAX_TOKENS:
-            form.add_error(None, f"You have {MAX_TOKENS} tokens; revoke one first.")
+        if form.is_valid() and mine.count() >= ApiToken.MAX_PER_USER:
+            form.add_error(None, f"You have {ApiToken.MAX_PER_USER} tokens; revoke one first.")
         if form.is_valid():
             new_token = form.issue(request.user)
             form = TokenForm()

@@ -22,7 +22,7 @@ from leaderboard.api.lenses import LensQuerySerializer, needs_field, scored_run
 from leaderboard.api.organizers import organised
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import labels_field
-from leaderboard.campaigns.views import export_response
+from leaderboard.campaigns.exports import export_response
 from leaderboard.models import set_final_runs
 from leaderboard.models.finals import PhaseClosed, TeamFinals, phase_for_finals, team_finals
 from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM

@@ -1,9 +1,9 @@
 """Submitting a run: ``POST /api/benchmarks/<slug>/submissions/`` (multipart).
 
-- **One path with the web form.** ``uploads.receive_run`` checks, stores and queues the
-  run, so both refuse the same files for the same reasons and share the daily limit. The
-  body is read by Django's own multipart parser there (DRF's is declared for the schema
-  only), so an oversized body is refused before it is spooled.
+- **One path with the web form.** ``uploads.receiving.receive_run`` checks, stores and
+  queues the run, so both refuse the same files for the same reasons and share the daily
+  limit. The body is read by Django's own multipart parser there (DRF's is declared for
+  the schema only), so an oversized body is refused before it is spooled.
 - **409, never a second copy.** A run name already taken on the benchmark, or a file
   this participant already submitted to it (same SHA-256), is a 409 whose
   ``details.existing`` names the run and, when the caller may see it, its URL.
@@ -41,7 +41,7 @@ from leaderboard.api.schema import errors
 from leaderboard.models import Benchmark, IdempotencyKey, Submission
 from leaderboard.reading.visibility import visible_benchmark
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, max_upload_bytes
-from leaderboard.uploads.views import Outcome, receive_run
+from leaderboard.uploads.receiving import Outcome, receive_run
 
 KEPT = {201, 400, 403, 409, 413}  # answers replayed to a retry with the same key
 # What an Idempotency-Key may be: 1 to 255 visible ASCII characters (no space: HTTP trims

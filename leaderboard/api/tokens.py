@@ -21,7 +21,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from leaderboard.accounts.throttle import login_retry_after
-from leaderboard.accounts.tokens import MAX_TOKENS
 from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
@@ -145,8 +144,8 @@ class Tokens(ApiView):
             )
         if user is None or not user.is_active:
             raise ApiError(401, "Wrong username or password.")
-        if ApiToken.objects.filter(user=user).count() >= MAX_TOKENS:
-            raise ApiError(400, f"You have {MAX_TOKENS} tokens; revoke one first.")
+        if ApiToken.objects.filter(user=user).count() >= ApiToken.MAX_PER_USER:
+            raise ApiError(400, f"You have {ApiToken.MAX_PER_USER} tokens; revoke one first.")
         days = body.validated_data.get("expires_in_days")
         row, raw = ApiToken.issue(
             user,

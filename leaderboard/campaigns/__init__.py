@@ -3,8 +3,9 @@
 (``/benchmarks/<slug>/pool/``: build a pool, download its export).
 
 - ``views``: those pages (thin: ``leaderboard.models.finals`` marks final runs,
-  ``leaderboard.pipeline.tasks.queue_pool`` queues a pool), and ``export_response``, the
-  export's download the organizer API serves too.
+  ``leaderboard.pipeline.tasks.queue_pool`` queues a pool).
+- ``exports``: ``export_response``, a built pool's export as a download, which the
+  organizer API serves too.
 
 May import ``leaderboard.models``, ``leaderboard.pipeline`` (to queue a pool, to read its
 stored file) and the pages' read layer (``reading.pools``, ``pages.shortcuts``); never the

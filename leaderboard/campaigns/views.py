@@ -15,17 +15,16 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods
 
-from leaderboard.models import Phase, Pool, set_final_runs
+from leaderboard.campaigns.exports import export_response
+from leaderboard.models import Phase, set_final_runs
 from leaderboard.models.finals import limit_for, team_finals
 from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
 from leaderboard.pages.shortcuts import problem_page
-from leaderboard.pipeline.files import unavailable_as_error
 from leaderboard.pipeline.scoring import pool_qrels
 from leaderboard.pipeline.tasks import queue_pool
 from leaderboard.reading.pools import benchmark_pool, pool_payload
@@ -149,15 +148,3 @@ def summary_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def pool_export(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return export_response(benchmark_pool(organised_benchmark(request, slug), pk))
-
-
-def export_response(pool: Pool) -> FileResponse:
-    """The assessors' file (``need_id 0 doc_id -1`` per line) as a download: the page's
-    and the organizer API's."""
-    if pool.status != Pool.Status.BUILT or not pool.file:
-        raise Http404("This pool is not built yet.")
-    with unavailable_as_error(f"reading {pool.file.name}"):
-        stream = pool.file.storage.open(pool.file.name, "rb")
-    response = FileResponse(stream, content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, pool.export_name())
-    return response

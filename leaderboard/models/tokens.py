@@ -31,6 +31,7 @@ class ApiToken(models.Model):
     """
 
     PREFIX = "rrl_"
+    MAX_PER_USER = 20  # tokens a user may hold at once; the page and the API refuse one more
 
     FULL, SUBMIT, READ = "full", "submit", "read"
     SCOPES = [

@@ -42,7 +42,7 @@ from leaderboard.pipeline.files import (
 )
 from leaderboard.uploads import refusals
 from leaderboard.uploads.forms import SubmissionForm, max_upload_bytes
-from leaderboard.uploads.views import STORE_DOWN, store_run
+from leaderboard.uploads.receiving import STORE_DOWN, store_run
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from django.db import connection
 from django.test import Client
 
 from leaderboard.models import ApiToken, Submission
-from leaderboard.uploads import views as upload_views
+from leaderboard.uploads import receiving
 from tests import DEMO
 from tests.faults.malformed import malformed
 from tests.hostile import gzip_bomb
@@ -207,7 +207,7 @@ def test_fifty_concurrent_uploads_against_a_daily_limit_of_five(library, partici
     library.save()
     # Scoring is not the subject here, and Celery's eager mode keeps a process-global
     # "join would block" flag that concurrent eager tasks in threads can leave set.
-    monkeypatch.setattr(upload_views, "queue_scoring", lambda submission: None)
+    monkeypatch.setattr(receiving, "queue_scoring", lambda submission: None)
     headers = token_header(participant)
     barrier = threading.Barrier(50)
 

@@ -10,7 +10,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern
 
-from leaderboard.accounts import tokens
 from leaderboard.api import urls as api
 from leaderboard.models import ApiToken, Benchmark, Submission
 from tests import DEMO
@@ -97,7 +96,7 @@ def test_tokens_page_refuses_empty_names_and_others_tokens(client, participant, 
     assert client.post(f"/accounts/tokens/{theirs.pk}/revoke/").status_code == 302  # log in
     assert ApiToken.objects.filter(pk=theirs.pk).exists()
     client.force_login(participant)
-    for _ in range(tokens.MAX_TOKENS):
+    for _ in range(ApiToken.MAX_PER_USER):
         ApiToken.issue(participant, "many")
     assert client.post("/accounts/tokens/", {"name": "one more"}).status_code == 400
 

@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import RequestFactory
 
 from leaderboard.models import ApiToken, Phase, Profile, Submission
-from leaderboard.uploads.views import receive_run
+from leaderboard.uploads.receiving import receive_run
 from tests import DEMO
 
 RUN_B = (DEMO / "run-B.txt").read_bytes()
@@ -206,9 +206,9 @@ def test_the_api_lists_the_phases_and_the_quota_names_the_open_one(client, campa
 
 
 def test_rrl_says_the_phase_from_the_apis_answer(client, campaign):
-    """``rrl board`` and ``rrl submit`` print ``rrl.cli.phase_line`` of the benchmark
+    """``rrl board`` and ``rrl submit`` print ``rrl.output.phase_line`` of the benchmark
     as the API gives it: the open phase and its close, the next, or the last."""
-    from rrl.cli import phase_line
+    from rrl.output import phase_line
 
     def line(now: dt.datetime) -> str:
         with time_machine.travel(now, tick=False):

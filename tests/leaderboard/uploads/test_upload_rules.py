@@ -286,9 +286,9 @@ def test_one_of_several_users_racing_for_a_name_gets_it_and_none_a_500(library, 
     from django.db import connection
     from django.test import Client
 
-    from leaderboard.uploads import views as upload_views
+    from leaderboard.uploads import receiving
 
-    monkeypatch.setattr(upload_views, "queue_scoring", lambda submission: None)
+    monkeypatch.setattr(receiving, "queue_scoring", lambda submission: None)
     users = [get_user_model().objects.create_user(f"racer{i}") for i in range(6)]
     barrier = threading.Barrier(6)
 

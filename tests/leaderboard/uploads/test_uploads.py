@@ -14,7 +14,7 @@ from django.db import connection
 from django.test import Client
 
 from leaderboard.models import Submission
-from leaderboard.uploads import views as upload_views
+from leaderboard.uploads import receiving
 from tests import DEMO
 
 RUN_B = (DEMO / "run-B.txt").read_bytes()
@@ -73,7 +73,7 @@ def test_a_large_upload_is_hashed_once(client, library, participant, monkeypatch
     lines = b"".join(b"x%d Q0 d%d 1 1.5 system-B\n" % (i, i) for i in range(120_000))
     content = RUN_B + lines
     assert len(content) > 2_621_440
-    monkeypatch.setattr(upload_views, "sha256_of", None)  # must not be called
+    monkeypatch.setattr(receiving, "sha256_of", None)  # must not be called
     if as_it_arrives:
         monkeypatch.setattr(upload_forms, "sha256_of_path", None)  # nor this
     else:
@@ -242,7 +242,7 @@ def test_concurrent_uploads_cannot_pass_the_daily_limit(library, participant, mo
         pytest.skip("needs PostgreSQL's row locks (SQLite serialises writers anyway)")
     # Scoring is not the subject here, and Celery's eager mode keeps a process-global
     # "join would block" flag that concurrent eager tasks in threads can leave set.
-    monkeypatch.setattr(upload_views, "queue_scoring", lambda submission: None)
+    monkeypatch.setattr(receiving, "queue_scoring", lambda submission: None)
     barrier = threading.Barrier(6)
 
     def upload(i: int) -> int:
