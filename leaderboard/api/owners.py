@@ -33,9 +33,10 @@ from leaderboard.uploads.forms import RunDetailsForm
 
 
 def owned_run(request: Request, submission_id: int) -> Submission:
-    """The run if the caller owns it: 404 if they may not see it, 403 if not theirs."""
+    """The run if the caller submitted it: 404 if they may not see it, 403 if they did
+    not (a teammate sees the run but does not change it)."""
     run = visible_submission(request, submission_id, scores=False)
-    if not run.is_owned_by(request.user):
+    if not run.is_submitted_by(request.user):
         raise PermissionDenied("Only the participant who submitted this run may change it.")
     return run
 
