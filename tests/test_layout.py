@@ -43,9 +43,6 @@ MAX_LINES = 400
 # else passes: a docstring cannot buy an exemption. A module leaves the list when it is
 # split or shrinks back under the limit (the test below fails on an entry that is short).
 LONG_MODULES = {
-    "leaderboard/models/submissions.py": "a run's whole life, queued to withdrawn, on one "
-    "model and its QuerySet: the conditional updates the tasks rely on and the owner's "
-    "operations",
     "leaderboard/reading/boards.py": "a board's rows, ranks, best-per-team filter and tests "
     "against #1 are one computation whose decisions read best together",
     "evaluation/measures/ranking.py": "the one ordering of a run, the qrels join and the "

@@ -33,9 +33,10 @@ from leaderboard.uploads.forms import RunDetailsForm
 
 
 def owned_run(request: Request, submission_id: int) -> Submission:
-    """The run if the caller owns it: 404 if they may not see it, 403 if not theirs."""
+    """The run if the caller submitted it: 404 if they may not see it, 403 if they did
+    not (a teammate sees the run but does not change it)."""
     run = visible_submission(request, submission_id, scores=False)
-    if not run.is_owned_by(request.user):
+    if not run.is_submitted_by(request.user):
         raise PermissionDenied("Only the participant who submitted this run may change it.")
     return run
 
@@ -117,7 +118,7 @@ class Withdraw(OwnerAction):
     @_schema(
         "withdrawSubmission",
         "Withdraw one's own run, for good",
-        "Off every board, export and significance family; kept for the record (its owner "
+        "Off every board, export and significance family; kept for the record (its owners "
         "and the organizers still see it). It still counts against the day's limit. "
         "Withdrawing a withdrawn run answers it as it is.",
     )
@@ -130,8 +131,9 @@ class Hide(OwnerAction):
 
     @_schema(
         "hideSubmission",
-        "Hide a run from the public (its owner or the benchmark's organizers)",
-        "Only its owner and the organizers see it then; the run records who hid it "
+        "Hide a run from the public (its participant or the benchmark's organizers)",
+        "Only its owners (its participant and their team) and the organizers see it then; "
+        "the run records who hid it "
         "(`hidden_by`). An organizer's hide only the organizers can undo. A withdrawn run "
         "is a 409.",
     )
@@ -145,7 +147,7 @@ class Unhide(OwnerAction):
     @_schema(
         "unhideSubmission",
         "Show a hidden run to everyone again",
-        "Its owner may undo their own hide only: a run the organizers hid is a 403 for "
+        "Its participant may undo their own hide only: a run the organizers hid is a 403 for "
         "them (the organizers may show any). Queues its comparisons with the runs scored "
         "while it was hidden. A withdrawn run is a 409.",
     )

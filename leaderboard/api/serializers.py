@@ -212,7 +212,7 @@ class SubmissionSerializer(serializers.Serializer):
     baseline = serializers.BooleanField(source="is_baseline")
     hidden = serializers.BooleanField(source="is_hidden")
     hidden_by = serializers.SerializerMethodField(
-        help_text="Who hid the run: `participant` (its owner may show it again), "
+        help_text="Who hid the run: `participant` (who may show it again), "
         "`organizers` (only they may), or null while it is public."
     )
     submitted = serializers.DateTimeField(source="created")

@@ -3,7 +3,7 @@ and the caller's submissions left today.
 
 Visibility comes from the same querysets and helpers as the pages (``visible_benchmark``,
 ``visible_submission``, ``build_leaderboard``), so the API never shows what the page
-would not. Hidden runs only for their owner and the organizers; unpublished benchmarks
+would not. Hidden runs only for their owners and the organizers; unpublished benchmarks
 only for their organizers; anything else is a 404.
 """
 
@@ -79,7 +79,7 @@ class BenchmarkDetail(ApiView):
     @extend_schema(
         operation_id="getBenchmark",
         summary="A benchmark and its leaderboard",
-        description="Runs the caller may see (hidden ones only for their owner and the "
+        description="Runs the caller may see (hidden ones only for their owners and the "
         "organizers), each with every summary measure. Sends `ETag` and `Last-Modified`; "
         "`If-None-Match` (or `If-Modified-Since`) answers 304 while the board is unchanged.",
         parameters=[s.MeasureQuerySerializer],

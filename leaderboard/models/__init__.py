@@ -3,7 +3,11 @@ comparisons between them; API tokens and idempotency keys. One module per group,
 ``from leaderboard.models import Submission`` works everywhere.
 
 - ``benchmarks``: ``Benchmark``, ``InformationNeed``, ``Judgments`` (versioned qrels).
-- ``submissions``: ``Submission`` (a run and its status) and the run-name rules.
+- ``submissions``: ``Submission`` (a run and its status) and the run-name rules, put
+  together from ``queueing`` (claim, lease, requeue, fail: the conditional updates the
+  tasks rely on), ``visibility`` (who sees a run and its scores: ``visible_to``,
+  ``scores_visible_to``; a run's owners are its participant and its team's members) and
+  ``hiding`` (hiding a run and showing it again).
 - ``results``: ``Result`` (scores per judgments version), ``MeasureVector``, ``Comparison``.
 - ``tokens``: ``ApiToken``.
 - ``health``: ``BenchmarkHealth`` (power, discriminative power, pool bias; stored JSON),
@@ -19,7 +23,7 @@ May import Django, numpy and pandas; nothing else of ``leaderboard`` (a model ne
 imports a task, a page or the pipeline: sending work to Celery belongs to
 ``leaderboard.pipeline``). Inside the package, modules import each other by their own
 path (never through this ``__init__``), in one direction: results -> submissions <-
-benchmarks.
+benchmarks, and submissions -> its mixins (``visibility`` -> people).
 """
 
 from leaderboard.models.benchmarks import (

@@ -128,7 +128,10 @@ class Phase(models.Model):
         reveal = self.benchmark.reveal_at
         until = f"the reveal at {utc(reveal)}" if reveal else "the reveal (not yet scheduled)"
         if self.board == "owners":
-            return f"{self.name} phase: each participant sees only their own runs until {until}."
+            return (
+                f"{self.name} phase: each participant sees only their own and their team's "
+                f"runs until {until}."
+            )
         return f"{self.name} phase: scores hidden until {until}."
 
     def scores_note(self) -> str:

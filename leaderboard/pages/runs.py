@@ -55,7 +55,8 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
         "scores_note": scores_note,
     }
     context["live"] = run.status in (Submission.Status.QUEUED, Submission.Status.RUNNING)
-    context["is_owner"] = run.is_owned_by(request.user)  # edit, hide, withdraw links
+    context["is_participant"] = run.is_submitted_by(request.user)  # edit, hide, withdraw links
+    context["is_owner"] = run.has_owner(request.user)  # teammates too: who hid it
     # Organizers hide and show runs too; who hid a run is shown to both.
     context["is_organizer"] = benchmark.is_organised_by(request.user)
     context["may_unhide"] = run.is_hidden and not run.why_not_unhide(request.user)

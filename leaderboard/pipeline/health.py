@@ -42,7 +42,7 @@ from leaderboard.models import (
     Result,
     Submission,
 )
-from leaderboard.models.submissions import open_board
+from leaderboard.models.visibility import open_board
 from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
 from leaderboard.pipeline.scoring import display_name, pool_qrels
 

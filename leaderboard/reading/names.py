@@ -1,8 +1,9 @@
 """Who a run is shown as: real names, or a benchmark's stable pseudonyms until its reveal.
 
 On a benchmark with ``anonymous`` set, before its reveal every participant and team is
-shown as "Participant 7" or "Team 3" to everyone but the benchmark's organizers (and to a
-participant their own runs keep their own names). The numbers follow each one's first run
+shown as "Participant 7" or "Team 3" to everyone but the benchmark's organizers (and a
+participant sees the real names on their own runs and on their team's: the runs of the
+team they are a member of now, whose names they know). The numbers follow each one's first run
 on the benchmark (every run counts, failed and withdrawn ones too, so a number does not
 move when a run is hidden or withdrawn, and a new participant takes the next one): the
 same name on every page, in the API and in exports, on every load; another benchmark
@@ -30,27 +31,37 @@ class Names:
     pseudonymous: bool = False
     participants: dict[int, int] = field(default_factory=dict)
     teams: dict[int, int] = field(default_factory=dict)
+    viewer_team_id: int | None = None
 
-    def participant(self, participant_id: int | None, name: str) -> str:
-        """The name to show for ``participant_id`` (whose real name is ``name``)."""
-        if not self.pseudonymous or participant_id == self.viewer_id:
+    def own(self, participant_id: int | None, team_id: int | None) -> bool:
+        """Whether the reader is the participant, or in the (current) team shown."""
+        return participant_id == self.viewer_id or (
+            team_id is not None and team_id == self.viewer_team_id
+        )
+
+    def participant(self, participant_id: int | None, name: str, team_id: int | None) -> str:
+        """The name to show for ``participant_id`` (whose real name is ``name``), in the
+        team ``team_id`` (None for none)."""
+        if not self.pseudonymous or self.own(participant_id, team_id):
             return name
         return f"Participant {self.participants.get(participant_id, len(self.participants) + 1)}"
 
     def team(self, team_id: int | None, name: str, participant_id: int | None) -> str:
         """The name to show for a run's team (``name`` real, "" for none) by
-        ``participant_id``: a run's own participant sees their team's name."""
-        if not self.pseudonymous or not name or participant_id == self.viewer_id:
+        ``participant_id``: the participant and the team's members see its name."""
+        if not self.pseudonymous or not name or self.own(participant_id, team_id):
             return name
         return f"Team {self.teams.get(team_id, len(self.teams) + 1)}"
 
 
 def names_for(benchmark: Benchmark, user, now: dt.datetime | None = None) -> Names:
-    """The names ``user`` sees on ``benchmark`` (one query when pseudonyms apply)."""
+    """The names ``user`` sees on ``benchmark`` (two queries when pseudonyms apply: the
+    reader's team and the benchmark's runs)."""
     viewer = user.pk if user.is_authenticated else None
     if not benchmark.anonymous or benchmark.revealed(now) or benchmark.is_organised_by(user):
         return Names(viewer)
-    names = Names(viewer, pseudonymous=True)
+    teams = Profile.objects.filter(user_id=viewer).values_list("team_id", flat=True)
+    names = Names(viewer, pseudonymous=True, viewer_team_id=teams.first() if viewer else None)
     runs = (
         Submission.objects.for_benchmark(benchmark)
         .order_by("created", "pk")
@@ -73,7 +84,7 @@ def rename_rows(rows: list, benchmark: Benchmark, user) -> list:
         kind, _, key = row.group.partition(":")
         team_id = int(key) if kind == "team" else None
         row.team = names.team(team_id, row.team, row.participant_id)
-        row.participant = names.participant(row.participant_id, row.participant)
+        row.participant = names.participant(row.participant_id, row.participant, team_id)
     return rows
 
 
@@ -88,6 +99,6 @@ def shown_names(run: Submission, user, cache: dict | None = None) -> tuple[str, 
     team = profile.team  # as boards show it: the participant's current team
     team_id = team.pk if team is not None else None
     return (
-        names.participant(run.participant_id, profile.public_name),
+        names.participant(run.participant_id, profile.public_name, team_id),
         names.team(team_id, team.name if team is not None else "", run.participant_id),
     )

@@ -41,9 +41,10 @@ from leaderboard.uploads.forms import ConfirmForm, RunDetailsForm
 
 
 def owned_run(request: HttpRequest, pk: int) -> Submission:
-    """The run, if the user owns it: 404 if they may not see it, 403 if not theirs."""
+    """The run, if the user submitted it: 404 if they may not see it, 403 if they did
+    not (a teammate sees the run but does not change it)."""
     run = visible_submission(request, pk, scores=False)
-    if not run.is_owned_by(request.user):
+    if not run.is_submitted_by(request.user):
         raise PermissionDenied("Only the participant who submitted this run may change it.")
     return run
 
@@ -83,7 +84,7 @@ ACTIONS = {
         "Hide run {name} from the public?",
         "Hide {name} from readers",
         "Hide the run",
-        "{name} is hidden: only you and the organizers see it.",
+        "{name} is hidden: only you, your team and the organizers see it.",
     ),
     "unhide": Action(
         "Show run {name} to everyone again?",
@@ -146,7 +147,7 @@ def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         "title": spec.title.format(name=name),
         "button": spec.button,
         "used_today": used,
-        "is_owner": run.is_owned_by(request.user),
+        "is_participant": run.is_submitted_by(request.user),
     }
     return render(
         request, "leaderboard/run_confirm.html", context, status=400 if form.is_bound else 200

@@ -221,3 +221,45 @@ def seed_boards(slug: str = "boards", anonymous: bool = False) -> Boards:
     )
     store_comparisons(benchmark, ("map",))
     return boards
+
+
+# Scores of the team's runs that nothing else shows.
+TEAM_OWNERS_MAP = 0.5678
+TEAM_HIDDEN_MAP = 0.7891
+
+
+@dataclass
+class TeamRuns:
+    """On ``seed_boards``' benchmark: ``bob`` submitted ``owners_run`` (Validation) and
+    ``hidden_run`` (Test) under his team "Zebra Crew", and ``solo_run`` (Validation)
+    under no team; then ``tom`` joined the team. ``eve`` is in no team."""
+
+    tom: Any
+    owners_run: Submission
+    hidden_run: Submission
+    solo_run: Submission
+
+
+def seed_team_runs(boards: Boards) -> TeamRuns:
+    crew = Profile.of(boards.bob).team
+    phases = {p.board: p for p in boards.benchmark.phases.all()}
+
+    def run(name, board, value, team):
+        return add_run(
+            boards.benchmark,
+            boards.bob,
+            name,
+            flat_frame(value),
+            summary={"map": value, "P_10": value, "ndcg_cut_10": value, "num_rel": 25.0},
+            created=phases[board].opens + timezone.timedelta(hours=3),
+            phase=phases[board],
+            team=team,
+            judgments_id=boards.benchmark.current_judgments_id,
+        )
+
+    owners_run = run("zeta-owners", "owners", TEAM_OWNERS_MAP, crew)
+    hidden_run = run("zeta-hidden", "hidden", TEAM_HIDDEN_MAP, crew)
+    solo_run = run("zeta-solo", "owners", 0.1234, None)
+    tom = get_user_model().objects.create_user("tom-username", password="pw-tom-12345")
+    Profile.of(tom).join_team(crew.join_code)
+    return TeamRuns(tom, owners_run, hidden_run, solo_run)

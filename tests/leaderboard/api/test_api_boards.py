@@ -11,7 +11,15 @@ import time_machine
 from django.test import Client
 
 from leaderboard.models import ApiToken
-from tests.leaderboard.campaign_data import AFTER_REVEAL, BEFORE_REVEAL, HIDDEN_MAP, seed_boards
+from tests.leaderboard.campaign_data import (
+    AFTER_REVEAL,
+    BEFORE_REVEAL,
+    HIDDEN_MAP,
+    TEAM_HIDDEN_MAP,
+    TEAM_OWNERS_MAP,
+    seed_boards,
+    seed_team_runs,
+)
 
 RUNS = ("bob_public", "ada_public", "own_run", "hidden_run")
 LISTED_BEFORE = {
@@ -60,6 +68,39 @@ def test_runs_list_board_and_details(boards, who, moment):
             assert detail.status_code == (200 if run in listed else 404), run
             per_need = client.get(f"/api/submissions/{pk}/per-need/", headers=auth)
             assert per_need.status_code == (200 if run in scored else 404), run
+
+
+def test_a_teammate_lists_the_team_runs(boards):
+    """Tom joined Bob's team: the list gives him Bob's "owners" run with its score and the
+    hidden-phase run without one, the board the first; Eve, in no team, gets neither.
+    Seeing is not changing: Tom's PATCH is a 403."""
+    team = seed_team_runs(boards)
+    client = Client()
+    _, raw = ApiToken.issue(team.tom, "test")
+    tom = {"Authorization": f"Bearer {raw}"}
+    with time_machine.travel(BEFORE_REVEAL, tick=False):
+        runs = client.get("/api/submissions/?benchmark=boards", headers=tom).json()
+        summaries = {r["run_name"]: r["summary"] for r in runs["submissions"]}
+        assert summaries["zeta-owners"]["map"] == TEAM_OWNERS_MAP
+        assert summaries["zeta-hidden"] is None and "zeta-solo" not in summaries
+        assert str(TEAM_HIDDEN_MAP) not in json.dumps(runs)
+        board = client.get("/api/benchmarks/boards/", headers=tom).json()["leaderboard"]
+        assert "zeta-owners" in {r["run_name"] for r in board["runs"]}
+        pk = team.owners_run.pk
+        assert client.get(f"/api/submissions/{pk}/per-need/", headers=tom).status_code == 200
+        edit = client.patch(
+            f"/api/submissions/{pk}/",
+            data=json.dumps({"description": "mine now"}),
+            content_type="application/json",
+            headers=tom,
+        )
+        assert edit.status_code == 403 and "Only the participant" in edit.content.decode()
+        others = client.get("/api/submissions/?benchmark=boards", headers=headers(boards, "eve"))
+        assert not {"zeta-owners", "zeta-hidden"} & {
+            r["run_name"] for r in others.json()["submissions"]
+        }
+        eve = headers(boards, "eve")
+        assert client.get(f"/api/submissions/{pk}/", headers=eve).status_code == 404
 
 
 def test_the_owner_gets_no_score_of_a_hidden_run(boards):

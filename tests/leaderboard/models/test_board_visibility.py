@@ -8,8 +8,13 @@ import pytest
 import time_machine
 from django.contrib.auth.models import AnonymousUser
 
-from leaderboard.models import Submission
-from tests.leaderboard.campaign_data import AFTER_REVEAL, BEFORE_REVEAL, seed_boards
+from leaderboard.models import Profile, Submission
+from tests.leaderboard.campaign_data import (
+    AFTER_REVEAL,
+    BEFORE_REVEAL,
+    seed_boards,
+    seed_team_runs,
+)
 
 RUNS = ("bob_public", "ada_public", "own_run", "hidden_run")
 # Before the reveal: (runs seen, runs whose scores are seen), per reader.
@@ -84,10 +89,57 @@ def test_scores_note_and_board_notes(boards):
         notes = [p.board_note() for p in boards.benchmark.phases.order_by("opens")]
         assert notes == [
             "",
-            "Validation phase: each participant sees only their own runs until the reveal "
-            "at 2026-05-10 12:00 UTC.",
+            "Validation phase: each participant sees only their own and their team's runs "
+            "until the reveal at 2026-05-10 12:00 UTC.",
             "Test phase: scores hidden until the reveal at 2026-05-10 12:00 UTC.",
         ]
     with time_machine.travel(AFTER_REVEAL, tick=False):
         assert hidden.scores_note(boards.ada) == ""
         assert [p.board_note() for p in boards.benchmark.phases.all()] == ["", "", ""]
+
+
+# --- A run's owners: its participant and its team's members ----------------------------
+
+TEAM_RUNS = ("owners_run", "hidden_run", "solo_run")
+# Before the reveal: (team runs seen, team runs whose scores are seen), per reader.
+TEAM_BEFORE = {
+    "bob": (set(TEAM_RUNS), {"owners_run", "solo_run"}),
+    "tom": ({"owners_run", "hidden_run"}, {"owners_run"}),  # not bob's run of no team
+    "eve": (set(), set()),
+    "ada": (set(), set()),
+    "olga": (set(TEAM_RUNS), set(TEAM_RUNS)),
+}
+
+
+def team_readers(boards, team, who):
+    return team.tom if who == "tom" else getattr(boards, who)
+
+
+@pytest.mark.parametrize("who", list(TEAM_BEFORE))
+def test_a_teammate_owns_the_team_runs(boards, who):
+    team = seed_team_runs(boards)
+    user = team_readers(boards, team, who)
+    names = {getattr(team, run).pk: run for run in TEAM_RUNS}
+    seen, scored = TEAM_BEFORE[who]
+    with time_machine.travel(BEFORE_REVEAL, tick=False):
+        runs = Submission.objects.filter(pk__in=names)
+        assert {names[r.pk] for r in runs.visible_to(user)} == seen
+        assert {names[r.pk] for r in runs.scores_visible_to(user)} == scored
+        for name in TEAM_RUNS:
+            run = Submission.objects.get(pk=getattr(team, name).pk)
+            assert run.is_visible_to(user) == (name in seen), name
+            assert run.scores_visible_to(user) == (name in scored), name
+            assert run.is_submitted_by(user) == (who == "bob"), name
+
+
+def test_membership_is_the_team_as_it_is_now(boards):
+    """A member who leaves stops seeing the team's runs; one who joins sees them."""
+    team = seed_team_runs(boards)
+    owners_run = Submission.objects.get(pk=team.owners_run.pk)
+    with time_machine.travel(BEFORE_REVEAL, tick=False):
+        Profile.of(team.tom).leave_team()
+        assert not owners_run.is_visible_to(team.tom)
+        assert not Submission.objects.filter(pk=owners_run.pk).visible_to(team.tom).exists()
+        Profile.of(boards.eve).join_team(owners_run.team.join_code)
+        assert owners_run.scores_visible_to(boards.eve)
+        assert Submission.objects.filter(pk=owners_run.pk).scores_visible_to(boards.eve).exists()

@@ -14,7 +14,10 @@ from tests.leaderboard.campaign_data import (
     BEFORE_REVEAL,
     HIDDEN_MAP,
     OWNERS_MAP,
+    TEAM_HIDDEN_MAP,
+    TEAM_OWNERS_MAP,
     seed_boards,
+    seed_team_runs,
 )
 
 RUNS = ("bob_public", "ada_public", "own_run", "hidden_run")
@@ -97,9 +100,36 @@ def test_the_benchmark_page_states_each_phase_board(boards):
     with time_machine.travel(BEFORE_REVEAL, tick=False):
         page = Client().get("/benchmarks/boards/").content.decode()
     assert "Test phase: scores hidden until the reveal at 2026-05-10 12:00 UTC." in page
-    assert "Validation phase: each participant sees only their own runs until the reveal" in page
+    owners = "Validation phase: each participant sees only their own and their team&#x27;s runs"
+    assert owners in page
     with time_machine.travel(AFTER_REVEAL, tick=False):
         assert "scores hidden until" not in Client().get("/benchmarks/boards/").content.decode()
+
+
+def test_a_teammate_sees_the_team_runs_but_does_not_change_them(boards):
+    """Tom joined Bob's team: Bob's "owners" run is on his board with its score, its page
+    shows it; Bob's hidden-phase run is his to see without a score; neither is his to
+    edit. Eve, in no team, sees neither."""
+    team = seed_team_runs(boards)
+    tom, eve = Client(), client_for(boards, "eve")
+    tom.force_login(team.tom)
+    owners, hidden = team.owners_run.pk, team.hidden_run.pk
+    with time_machine.travel(BEFORE_REVEAL, tick=False):
+        board = tom.get("/benchmarks/boards/").content.decode()
+        assert "zeta-owners" in board and f"{TEAM_OWNERS_MAP:.4f}" in board
+        assert "zeta-hidden" not in board and "zeta-solo" not in board
+        page = tom.get(f"/submissions/{owners}/").content.decode()
+        assert f"{TEAM_OWNERS_MAP:.4f}" in page and "Edit description" not in page
+        page = tom.get(f"/submissions/{hidden}/").content.decode()
+        assert "zeta-hidden" in page and f"{TEAM_HIDDEN_MAP:.4f}" not in page
+        assert tom.get(f"/submissions/{hidden}/per-need.csv").status_code == 404
+        assert tom.get(f"/submissions/{team.solo_run.pk}/").status_code == 404
+        assert tom.get(f"/submissions/{owners}/edit/").status_code == 403
+        assert tom.get(f"/submissions/{owners}/withdraw/").status_code == 403
+        assert tom.get(f"/submissions/{owners}/hide/").status_code == 403
+        assert "zeta-owners" not in eve.get("/benchmarks/boards/").content.decode()
+        assert eve.get(f"/submissions/{owners}/").status_code == 404
+        assert eve.get(f"/submissions/{hidden}/").status_code == 404
 
 
 # --- Pseudonyms ---------------------------------------------------------------------

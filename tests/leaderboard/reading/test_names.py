@@ -72,6 +72,21 @@ def test_real_names_for_organizers_the_person_and_after_the_reveal(boards):
         assert not names_for(boards.benchmark, AnonymousUser()).pseudonymous
 
 
+def test_a_teammate_sees_the_team_real_names(boards, django_user_model):
+    """Tom, in Bob's team now, sees Bob's and the team's names; Eve, in none, does not."""
+    tom = django_user_model.objects.create_user("tom-username", password=None)
+    Profile.of(tom).join_team(Profile.of(boards.bob).team.join_code)
+    with time_machine.travel(BEFORE_REVEAL, tick=False):
+        assert shown(boards.bob_public, tom) == ("bob-username", "Zebra Crew")
+        assert shown(boards.ada_public, tom) == ("Participant 2", "")
+        assert shown(boards.bob_public, boards.eve) == ("Participant 1", "Team 1")
+        rows = leaderboard_rows(boards.benchmark, tom, boards.benchmark.current_judgments_id)
+        assert {r.run_name: (r.participant, r.team) for r in rows}["zeta-public"] == (
+            "bob-username",
+            "Zebra Crew",
+        )
+
+
 def test_a_benchmark_without_pseudonyms_shows_real_names(db):
     boards = seed_boards(anonymous=False)
     with time_machine.travel(BEFORE_REVEAL, tick=False):
