@@ -23,7 +23,7 @@ from leaderboard.pages.health import current_health
 from leaderboard.pages.menus import measure_groups
 from leaderboard.pages.paging import board_page
 from leaderboard.pages.richtext import markdown_html, markdown_text
-from leaderboard.pages.shortcuts import fmt, fmt_p, p_phrase, problem_page
+from leaderboard.pages.shortcuts import fmt, fmt_p, p_phrase, problem_page, validated
 from leaderboard.reading.boards import (
     ALPHA,
     build_leaderboard,
@@ -131,7 +131,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
             if is_underjudged(row.summary.get(JUDGED), benchmark.judged_threshold)
         ],
     }
-    return render(request, "leaderboard/leaderboard.html", context)
+    return validated(request, render(request, "leaderboard/leaderboard.html", context), lens)
 
 
 def _params(board, benchmark: Benchmark, query: str) -> str:

@@ -30,6 +30,7 @@ from leaderboard.pages.shortcuts import (
     p_phrase,
     plot_response,
     problem_page,
+    validated,
 )
 from leaderboard.reading.boards import (
     ALPHA,
@@ -125,7 +126,7 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
         },
         downloads={name: _download_urls(ctx, name) for name in PLOTS},
     )
-    return render(request, "leaderboard/compare.html", ctx)
+    return validated(request, render(request, "leaderboard/compare.html", ctx), ctx["lens"])
 
 
 PLOTS = ("bars", "scatter", "need", "eleven")
@@ -291,7 +292,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "board": board,
         "lens": lens,
     }
-    return render(request, "leaderboard/significance.html", context)
+    return validated(request, render(request, "leaderboard/significance.html", context), lens)
 
 
 def _p_short(p: float | None) -> str:

@@ -24,6 +24,7 @@ from leaderboard.pages.shortcuts import (
     fmt,
     plot_response,
     problem_page,
+    validated,
 )
 from leaderboard.reading.boards import (
     NEED_COLUMNS,
@@ -64,7 +65,7 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     context["is_organizer"] = benchmark.is_organised_by(request.user)
     context["may_unhide"] = run.is_hidden and not run.why_not_unhide(request.user)
     if result is None:
-        return render(request, "leaderboard/submission.html", context)
+        return validated(request, render(request, "leaderboard/submission.html", context), lens)
     columns, table = per_need_table(benchmark, result.per_need_frame())
     titles = dict(benchmark.needs.values_list("need_id", "title"))
     context.update(
@@ -87,7 +88,7 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
             ("eleven", {"download": 1}),
         )
     }
-    return render(request, "leaderboard/submission.html", context)
+    return validated(request, render(request, "leaderboard/submission.html", context), lens)
 
 
 @require_GET
