@@ -7,19 +7,17 @@
   its named list (``benchmarks``, ``submissions``) beside ``count``, ``next`` and
   ``previous``.
 - ``conditional``: a leaderboard's ``ETag`` (a hash of the exact JSON, so it differs per
-  caller when hidden runs differ) and ``Last-Modified`` (the newest run or result the
-  caller may see, hide, show or withdrawal, or judgments version, on the judgments row
-  the caller's lens shows); both depend only on what the caller can see. ``If-None-Match`` or ``If-Modified-Since`` answer 304.
+  caller when hidden runs differ) and ``Last-Modified`` (``reading.freshness.last_change``:
+  the newest run or result the caller may see, hide, show or withdrawal, or judgments
+  version, on the judgments row the caller's lens shows); both depend only on what the
+  caller can see. ``If-None-Match`` or ``If-Modified-Since`` answer 304.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
 import json
 from typing import Any
 
-from django.db.models import Max, Q
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from rest_framework import generics, serializers
@@ -30,7 +28,8 @@ from rest_framework.response import Response
 
 from leaderboard.api.errors import ApiError
 from leaderboard.api.throttling import rate_limit_headers
-from leaderboard.models import ApiToken, Result, Submission
+from leaderboard.models import ApiToken
+from leaderboard.reading.freshness import etag, last_change
 from leaderboard.reading.lenses import Lens
 
 
@@ -135,53 +134,15 @@ class SubmissionPages(Pages):
     key = "submissions"
 
 
-def last_change(lens: Lens, user) -> dt.datetime:
-    """The newest moment the board ``user`` sees through ``lens`` could have changed: the
-    runs they may see (submitted, finished, scored on the lens's judgments row), a run
-    hidden, shown again or withdrawn, and the judgments versions. A run hidden from
-    ``user`` moves nothing while hidden, and a result on another row (the private needs
-    of a public reader) moves nothing either: neither changes a board they can see."""
-    benchmark = lens.benchmark
-    runs = Submission.objects.for_benchmark(benchmark)
-    seen = runs.filter(pk__in=runs.scores_visible_to(user).values("pk"))
-    seen_runs = seen.aggregate(created=Max("created"), finished=Max("finished"))
-    results = Result.objects.filter(
-        submission__in=seen.values("pk"), judgments_id=lens.judgments_id
-    ).aggregate(created=Max("created"))
-    # Hiding or withdrawing a run takes it off the boards it was on, showing it adds it
-    # (a hidden run withdrawn was on no public board).
-    shown = runs.aggregate(
-        visibility=Max("visibility_changed_at"),
-        withdrawn=Max("withdrawn_at", filter=Q(is_hidden=False)),
-    )
-    judged = benchmark.judgments.filter(Q(part="") | Q(pk=lens.judgments_id)).aggregate(
-        created=Max("created")
-    )
-    # The reveal opens the phases' boards and shows real names: the board changes then.
-    revealed = benchmark.reveal_at if benchmark.revealed() else None
-    moments = [
-        benchmark.created,
-        seen_runs["created"],
-        seen_runs["finished"],
-        results["created"],
-        shown["visibility"],
-        shown["withdrawn"],
-        judged["created"],
-        revealed,
-    ]
-    return max(m for m in moments if m is not None)
-
-
 def conditional(request: Request, data: dict, lens: Lens, **kwargs) -> Response:
     """``data`` (read through ``lens``) as a 200 with ``ETag`` and ``Last-Modified``, or a
     304 when the caller's copy is still current."""
-    body = json.dumps(data, sort_keys=True, default=str).encode()
-    etag = f'"{hashlib.sha256(body).hexdigest()[:32]}"'
+    tag = etag(json.dumps(data, sort_keys=True, default=str))
     modified = last_change(lens, request.user).timestamp()
-    response = get_conditional_response(request._request, etag=etag, last_modified=int(modified))
+    response = get_conditional_response(request._request, etag=tag, last_modified=int(modified))
     if response is None:
         response = Response(data, **kwargs)
-    response["ETag"] = etag
+    response["ETag"] = tag
     response["Last-Modified"] = http_date(modified)
     response["Cache-Control"] = "private, no-cache"
     patch_vary_headers(response, ["Authorization"])

@@ -8,7 +8,6 @@ the ranked board into pages and searches it; the rows are built here as HTML in 
 from __future__ import annotations
 
 from html import escape
-from urllib.parse import urlencode
 
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
@@ -24,7 +23,7 @@ from leaderboard.pages.health import current_health
 from leaderboard.pages.menus import measure_groups
 from leaderboard.pages.paging import board_page
 from leaderboard.pages.richtext import markdown_html, markdown_text
-from leaderboard.pages.shortcuts import fmt, fmt_p, p_phrase, problem_page
+from leaderboard.pages.shortcuts import fmt, fmt_p, p_phrase, problem_page, validated
 from leaderboard.reading.boards import (
     ALPHA,
     build_leaderboard,
@@ -91,7 +90,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "mdd_line": health.mdd_line(board.measure, measure_label(board.measure))
         if health
         else None,
-        "best_query": "&best=team" if board.best_per_team else "",
+        "best": "team" if board.best_per_team else None,
         "benchmark": benchmark,
         "is_organizer": benchmark.is_organised_by(request.user),
         "timeline": benchmark.timeline(),
@@ -111,7 +110,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "shown": shown,
         "page_prefix": _page_prefix(_params(board, benchmark, shown.query)),
         "own_prefix": _page_prefix(_params(board, benchmark, "")),
-        "measure_query": _params(board, benchmark, ""),
+        "all_runs": _params(board, benchmark, "") or "?",
         "page_range": shown.page.paginator.get_elided_page_range(shown.page.number),
         "alpha": ALPHA,
         "measure_label": measure_label(board.measure),
@@ -132,25 +131,24 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
             if is_underjudged(row.summary.get(JUDGED), benchmark.judged_threshold)
         ],
     }
-    return render(request, "leaderboard/leaderboard.html", context)
+    return validated(request, render(request, "leaderboard/leaderboard.html", context), lens)
 
 
 def _params(board, benchmark: Benchmark, query: str) -> str:
-    """What a page link carries: the lens's version and needs, the measure (unless it is
-    the primary), best run per team, and the search."""
-    params = board.lens.query() if board.lens else {}
-    if board.measure != benchmark.primary_measure:
-        params["measure"] = board.measure
-    if board.best_per_team:
-        params["best"] = "team"
-    if query:
-        params["q"] = query
-    return urlencode(params)
+    """What a page link carries, as a query string ("?..."; "" when nothing is asked): the
+    lens's version and needs, the measure (unless it is the primary), best run per team,
+    and the search."""
+    return board.lens.link(
+        "",
+        measure=board.measure if board.measure != benchmark.primary_measure else None,
+        best="team" if board.best_per_team else None,
+        q=query or None,
+    )
 
 
 def _page_prefix(params: str) -> str:
     """A page link up to its number: ``?measure=P_10&q=bm25&page=``."""
-    return f"?{params}&page=" if params else "?page="
+    return f"{params}&page=" if params else "?page="
 
 
 def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeString:
@@ -161,8 +159,10 @@ def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeStri
     shows without scrolling), then the other measures, Judged@10 and the participant.
     One line per run: the CSS truncates long run and participant names, whose full text
     stays in the cell (what a screen reader reads) and in its title (hover); the run's
-    link carries the submission time in its title rather than a column of its own."""
+    link carries the submission time in its title rather than a column of its own; it
+    keeps the reader's lens, as every link from the board does."""
     run_url = reverse("submission", args=[0])[:-2]
+    keep = escape(board.lens.link(""))
     judged = shows_judged(board)
     pending = board.significance == "stored"
     other_verdict = _other_verdict(board)
@@ -197,7 +197,7 @@ def _board_html(board, rows, others: list[str], css_class: str = "") -> SafeStri
         title = escape(f"{row.run_name}, submitted {row.created:%Y-%m-%d %H:%M} UTC")
         out.append(
             f'<tr{anchor}{css}><td class="num rank">{row.rank or "—"}</td>'
-            f'<th scope="row"><a href="{run_url}{row.submission_id}/" class="run-name" '
+            f'<th scope="row"><a href="{run_url}{row.submission_id}/{keep}" class="run-name" '
             f'title="{title}">{name}</a>{badges}</th><td class="num ranked">'
             f"{_bar(row.value, top)}{fmt(row.value, board.measure)}</td>"
             f'<td class="sig">{sig}</td>{cells}{_who(row)}</tr>'
@@ -240,9 +240,10 @@ def _other_verdict(board):
     """Where a run's "vs #1" p links: the pair's cell in the all-pairs matrix (corrected
     over every pair of the top runs) when the matrix has the pair, else the pair's
     comparison (its raw p-values). The matrix is of every run, on tested measures only,
-    so best-per-team boards and measures tested on the fly link to the comparison."""
+    so best-per-team boards and measures tested on the fly link to the comparison. Both
+    on the board's lens."""
     leader = board.leader
-    slug, measure = board.benchmark.slug, urlencode({"measure": board.measure})
+    slug, measure = board.benchmark.slug, board.lens.link("", measure=board.measure)
     compare_url = reverse("compare", args=[slug, 0, 0]).rsplit("0/0/", 1)[0]
     matrix_url = reverse("significance", args=[slug])
     in_matrix = {row.submission_id for row in board.in_matrix}
@@ -250,11 +251,11 @@ def _other_verdict(board):
     def other(row) -> tuple[str, str]:
         if leader.submission_id in in_matrix and row.submission_id in in_matrix:
             return (
-                f"{matrix_url}?{measure}#pair-{leader.submission_id}-{row.submission_id}",
+                f"{matrix_url}{measure}#pair-{leader.submission_id}-{row.submission_id}",
                 f"This pair in the all-pairs matrix (Holm-corrected over {board.matrix_family})",
             )
         return (
-            f"{compare_url}{leader.submission_id}/{row.submission_id}/?{measure}",
+            f"{compare_url}{leader.submission_id}/{row.submission_id}/{measure}",
             "This pair's comparison (raw p-values, one comparison)",
         )
 

@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET
 
 from leaderboard.pages.plots import INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
-from leaderboard.pages.shortcuts import problem_page
+from leaderboard.pages.shortcuts import problem_page, validated
 from leaderboard.reading.boards import measure_label
 from leaderboard.reading.exports import _csv, _number
 from leaderboard.reading.lenses import lens_for
@@ -117,4 +117,4 @@ def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpRe
         "rows": results.rows(),
         "figure": results_figure(results),
     }
-    return render(request, "campaigns/results.html", context)
+    return validated(request, render(request, "campaigns/results.html", context), lens)

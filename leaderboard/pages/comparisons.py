@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from html import escape
-from urllib.parse import urlencode
 
 import numpy as np
 from django.http import Http404, HttpRequest, HttpResponse
@@ -31,6 +30,7 @@ from leaderboard.pages.shortcuts import (
     p_phrase,
     plot_response,
     problem_page,
+    validated,
 )
 from leaderboard.reading.boards import (
     ALPHA,
@@ -54,13 +54,18 @@ from leaderboard.reading.visibility import Problem, visible_benchmark
 
 @require_GET
 def compare_pick(request: HttpRequest, slug: str) -> HttpResponse:
+    """The board's "Compare two runs" form: to the pair's comparison, on the same lens."""
     benchmark = visible_benchmark(request, slug)
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
     if not all(re.fullmatch(IdConverter.regex, value) for value in (a, b)):
         return problem_page(request, Problem("Pick two runs to compare.", 400), benchmark)
     if a == b:
         return problem_page(request, Problem("Pick two different runs to compare.", 400), benchmark)
-    return redirect("compare", slug=benchmark.slug, a=a, b=b)
+    try:
+        lens = lens_for(request, benchmark)
+    except Problem as problem:
+        return problem_page(request, problem, benchmark)
+    return redirect(lens.link(reverse("compare", args=[benchmark.slug, a, b])))
 
 
 def comparison_page(request: HttpRequest, slug: str, a: int, b: int) -> dict:
@@ -121,7 +126,7 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
         },
         downloads={name: _download_urls(ctx, name) for name in PLOTS},
     )
-    return render(request, "leaderboard/compare.html", ctx)
+    return validated(request, render(request, "leaderboard/compare.html", ctx), ctx["lens"])
 
 
 PLOTS = ("bars", "scatter", "need", "eleven")
@@ -130,20 +135,20 @@ PLOTS = ("bars", "scatter", "need", "eleven")
 def _need_link(base: str, measure: str, lens):
     """Where a need's bar, dot or table row leads: this comparison's figure of that need,
     on the same judgments."""
-    keep = lens.query()
-    return lambda need: (
-        f"{base}?{urlencode({**keep, 'measure': measure, 'need': need})}#need-figure"
-    )
+    return lambda need: f"{lens.link(base, measure=measure, need=need)}#need-figure"
 
 
 def _download_urls(ctx: dict, name: str) -> dict[str, str]:
     """The plot's file in each format: {"svg": url, "png": url}."""
     args = [ctx["benchmark"].slug, ctx["a"].pk, ctx["b"].pk, name]
-    query = {**ctx["lens"].query(), "measure": ctx["measure"], "download": 1}
-    if name == "need" and ctx.get("need"):
-        query["need"] = ctx["need"]
+    need = ctx.get("need") if name == "need" else None
     return {
-        fmt: f"{reverse('compare_plot', args=[*args, fmt])}?{urlencode(query)}"
+        fmt: ctx["lens"].link(
+            reverse("compare_plot", args=[*args, fmt]),
+            measure=ctx["measure"],
+            download=1,
+            need=need or None,
+        )
         for fmt in PLOT_FORMATS
     }
 
@@ -266,8 +271,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
             if cell is not None:
                 cell["text"] = _p_short(cell["p"])
                 cell["phrase"] = p_phrase(cell["p"])
-                query = urlencode({**lens.query(), "measure": measure})
-                cell["url"] = f"{compare_url}{cell['a']}/{cell['b']}/?{query}"
+                cell["url"] = lens.link(f"{compare_url}{cell['a']}/{cell['b']}/", measure=measure)
                 cell["board"] = None
                 if leader in (cell["a"], cell["b"]):  # only a pair with #1 is on the board
                     run = cell["b"] if cell["a"] == leader else cell["a"]
@@ -288,7 +292,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
         "board": board,
         "lens": lens,
     }
-    return render(request, "leaderboard/significance.html", context)
+    return validated(request, render(request, "leaderboard/significance.html", context), lens)
 
 
 def _p_short(p: float | None) -> str:
@@ -312,12 +316,12 @@ def _board_verdicts(board: Board) -> dict[int, dict]:
     for index, row in enumerate(board.rows):
         if row.is_leader or row.p_adjusted is None:
             continue
-        page = urlencode({"measure": board.measure, "page": index // PER_PAGE + 1})
+        page = board.lens.link(url, measure=board.measure, page=index // PER_PAGE + 1)
         verdict = (
             "significantly below #1" if row.differs_from_leader else "statistically tied with #1"
         )
         verdicts[row.submission_id] = {
-            "url": f"{url}?{page}#run-{row.submission_id}",
+            "url": f"{page}#run-{row.submission_id}",
             "text": fmt_p(row.p_adjusted),
             "differs": row.differs_from_leader,
             "title": f"On the leaderboard's “vs #1” column, {row.run_name} is {verdict}: "

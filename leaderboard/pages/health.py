@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET
 
 from leaderboard.models import BenchmarkHealth
 from leaderboard.pages.plots import GRID, INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
-from leaderboard.pages.shortcuts import problem_page
+from leaderboard.pages.shortcuts import problem_page, validated
 from leaderboard.reading.boards import measure_label
 from leaderboard.reading.lenses import Lens, lens_for
 from leaderboard.reading.visibility import Problem, visible_benchmark
@@ -117,4 +117,4 @@ def benchmark_health(request: HttpRequest, slug: str) -> HttpResponse:
         "pool": health.pool_bias_for(request.user) if health else None,
         "correction_label": CORRECTIONS.get(data.get("correction", ""), ""),
     }
-    return render(request, "leaderboard/health.html", context)
+    return validated(request, render(request, "leaderboard/health.html", context), lens)

@@ -31,7 +31,7 @@ comparison's per-need charts are in ``pair_plots``.
 
 from __future__ import annotations
 
-import itertools
+import hashlib
 from collections.abc import Sequence
 from html import escape
 
@@ -52,7 +52,6 @@ RECALL_LEVELS = [round(i / 10, 1) for i in range(11)]
 SERIES = [("#3a7bd5", ""), ("#d0601f", "6 4"), ("#33913f", "2 3"), ("#9060d0", "8 3 2 3")]
 INK = "currentColor"
 GRID = f'stroke="{INK}" stroke-opacity="0.15"'
-_ids = itertools.count(1)
 
 
 class Frame:
@@ -75,8 +74,11 @@ def clip(text: str, most: int) -> str:
 
 
 def svg(title: str, desc: str, body: list[str], kind: str) -> SafeString:
-    """The ``<svg>`` element; ``kind`` (``data-plot``) names the plot for tests and CSS."""
-    uid = f"plot{next(_ids)}"
+    """The ``<svg>`` element; ``kind`` (``data-plot``) names the plot for tests and CSS.
+    Its title's and description's ids come from its content, not a counter, so a page
+    drawn twice is the same bytes (its ETag holds) and two plots of a page differ."""
+    drawn = "\0".join([kind, title, desc, *body]).encode()
+    uid = f"plot-{kind}-{hashlib.blake2b(drawn, digest_size=6).hexdigest()}"
     role = "group" if any(part.startswith("<a ") for part in body) else "img"
     return mark_safe(
         f'<svg class="plot" data-plot="{kind}" viewBox="0 0 {WIDTH} {HEIGHT}" '

@@ -8,7 +8,6 @@ them or have no scores yet, an unknown need) ends in a readable page, never an e
 from __future__ import annotations
 
 from html import escape
-from urllib.parse import urlencode
 
 import numpy as np
 from django.http import Http404, HttpRequest, HttpResponse
@@ -20,7 +19,13 @@ from django.views.decorators.http import require_GET
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.pages import plots
 from leaderboard.pages.richtext import markdown_html
-from leaderboard.pages.shortcuts import PLOT_FORMATS, fmt, plot_response, problem_page
+from leaderboard.pages.shortcuts import (
+    PLOT_FORMATS,
+    fmt,
+    plot_response,
+    problem_page,
+    validated,
+)
 from leaderboard.reading.boards import (
     NEED_COLUMNS,
     build_leaderboard,
@@ -61,28 +66,30 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     context["is_organizer"] = benchmark.is_organised_by(request.user)
     context["may_unhide"] = run.is_hidden and not run.why_not_unhide(request.user)
     if result is None:
-        return render(request, "leaderboard/submission.html", context)
+        return validated(request, render(request, "leaderboard/submission.html", context), lens)
     columns, table = per_need_table(benchmark, result.per_need_frame())
     titles = dict(benchmark.needs.values_list("need_id", "title"))
     context.update(
         summary=_summary_rows(result.summary, benchmark),
         per_need_heads=[(m, measure_label(m)) for m in columns],
         per_need_sorted=measure_label(columns[0]) if columns else "",
-        per_need_rows=_per_need_html(table, titles),
+        per_need_rows=_per_need_html(table, titles, lens),
         is_current=result.judgments_id == lens.judgments_id,
         eleven=_eleven(run, result),
         **_need_figure(request, result, titles),
         **_compare_links(request, lens, run),
     )
-    need = urlencode({"need": context["need"] or "", "download": 1})
     context["downloads"] = {
         name: {
-            fmt: f"{reverse('submission_plot', args=[run.pk, name, fmt])}?{query}"
+            fmt: lens.link(reverse("submission_plot", args=[run.pk, name, fmt]), **query)
             for fmt in PLOT_FORMATS
         }
-        for name, query in (("need", need), ("eleven", "download=1"))
+        for name, query in (
+            ("need", {"need": context["need"] or "", "download": 1}),
+            ("eleven", {"download": 1}),
+        )
     }
-    return render(request, "leaderboard/submission.html", context)
+    return validated(request, render(request, "leaderboard/submission.html", context), lens)
 
 
 @require_GET
@@ -120,10 +127,10 @@ def _summary_rows(summary: dict, benchmark: Benchmark) -> tuple[list, list, int]
     return main, rest, len(summary)
 
 
-def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
+def _per_need_html(frame, titles: dict[str, str], lens: Lens) -> SafeString:
     """Rows of the per-need table (``reading.runs.per_need_table``'s, in its order), built
     in one pass (7,000 needs in a few ms); each need id links to the page's figure of
-    that need."""
+    that need, on the same lens."""
     columns = list(frame.columns)
     values = frame.to_numpy() if columns else np.empty((len(frame), 0))
     out = []
@@ -133,7 +140,7 @@ def _per_need_html(frame, titles: dict[str, str]) -> SafeString:
             for m, v in zip(columns, line, strict=True)
         )
         title = escape(titles.get(need, ""))
-        href = escape(f"?{urlencode({'need': need})}#need-figure")
+        href = escape(f"{lens.link('', need=need)}#need-figure")
         out.append(
             f'<tr><th scope="row"><a href="{href}">{escape(need)}</a></th><td>{title}</td>'
             f"{cells}</tr>"

@@ -1,4 +1,4 @@
-"""What every page shares: problem pages, number formats, plots as files.
+"""What every page shares: problem pages, number formats, plots as files, validators.
 
 A ``Problem`` (``reading.visibility``) raised by a view becomes a readable 400/404 page
 (``problem_page``), never a server error.
@@ -6,14 +6,19 @@ A ``Problem`` (``reading.visibility``) raised by a view becomes a readable 400/4
 
 from __future__ import annotations
 
+import re
+
 import resvg_py
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.http import content_disposition_header
+from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.utils.http import content_disposition_header, http_date
 from django.utils.text import slugify
 
 from leaderboard.models import Benchmark
 from leaderboard.reading.boards import is_count
+from leaderboard.reading.freshness import etag, last_change
+from leaderboard.reading.lenses import Lens
 from leaderboard.reading.visibility import Problem
 
 
@@ -66,3 +71,31 @@ def plot_response(request: HttpRequest, svg: str, name: str, fmt: str) -> HttpRe
         filename = f"{slugify(name) or 'plot'}.{fmt}"
         response["Content-Disposition"] = content_disposition_header(True, filename)
     return response
+
+
+# Django masks the CSRF token afresh on every render; the secret under it is in the key.
+CSRF_FIELD = re.compile(rb'<input type="hidden" name="csrfmiddlewaretoken" value="[^"]*">')
+
+
+def validated(request: HttpRequest, response: HttpResponse, lens: Lens) -> HttpResponse:
+    """A page read through ``lens`` with its validators, or a 304 when the reader's copy
+    (``If-None-Match``) is still current.
+
+    ``ETag``: a hash of who it was rendered for (the user's id and CSRF secret, so a copy
+    is never taken for another viewer's, nor kept across a log-in), the lens, the API's
+    ``Last-Modified`` (``reading.freshness.last_change``: the scores the viewer may see)
+    and the page's bytes (the CSRF field left out), so anything the page shows moves it
+    too: a description edited, a test stored. ``Last-Modified`` follows the scores only,
+    so ``If-Modified-Since`` alone never answers 304. ``Cache-Control: private,
+    no-cache``: the page is the viewer's own and is checked before every reuse."""
+    if response.status_code != 200:
+        return response
+    modified = http_date(last_change(lens, request.user).timestamp())
+    viewer = f"{request.user.pk or 0} {request.META.get('CSRF_COOKIE', '')}"
+    shown = f"{lens.judgments_id} {lens.needs} {lens.query()} {modified}"
+    tag = etag(viewer, shown, CSRF_FIELD.sub(b"", response.content))
+    response["ETag"] = tag
+    response["Last-Modified"] = modified
+    response["Cache-Control"] = "private, no-cache"
+    patch_vary_headers(response, ["Cookie"])
+    return get_conditional_response(request, etag=tag, response=response)

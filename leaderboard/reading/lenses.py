@@ -139,6 +139,14 @@ class Lens:
                 params[key] = str(value)
         return params
 
+    def link(self, path: str, **params: str | int | None) -> str:
+        """``path`` with this lens's query and ``params`` (a None value left out): how every
+        in-benchmark link keeps the reader on the lens. Only what the reader asked for is
+        carried, so the default lens gives clean URLs (``path`` as it is; with ``path`` ""
+        the query string alone, "" for the default lens)."""
+        query = urlencode(self.query(**params))
+        return f"{path}?{query}" if query else path
+
     def choices(self) -> list[dict]:
         """The other views this reader may switch to: every version at the same needs, and
         each allowed ``needs`` at this version (label, query parameters, the link's query

@@ -268,6 +268,9 @@ def test_before_the_reveal_no_surface_shows_a_private_value(campaign):
         added.save()
     with_validators = [url for url, v in before.items() if v != (None, None)]
     assert [url for url in with_validators if "api/" in url]  # the API's boards send them
+    names = {url: name for name, url in every_url(campaign)}
+    sent = {names[url] for url in with_validators}
+    assert {"leaderboard", "submission", "compare"} <= sent  # and so do the pages
 
     def validators() -> dict:
         client = Client()
@@ -285,7 +288,7 @@ def test_before_the_reveal_no_surface_shows_a_private_value(campaign):
         Result.objects.filter(submission=campaign.run(A), judgments__part="public").delete()
         public.save()
         changed = validators()
-    assert all(changed[url] != after[url] for url in with_validators if "api/" in url)
+    assert all(changed[url] != after[url] for url in with_validators)
 
 
 def test_before_the_reveal_the_scored_mail_tells_no_private_value(campaign):

@@ -108,8 +108,8 @@ def test_the_leaderboard_page_shows_names_teams_and_the_toggle(client, teams):
     )
     assert "Each team's best run by AP only" in best and "3 other runs not listed" in best
     assert "“#1 vs. each other team's best run”" in best
-    assert '<a href="?measure=map">Show every run</a>' in best
-    assert 'href="?measure=map&amp;best=team"' in best  # column links keep the view
+    assert '<a href="/benchmarks/teams/?measure=map">Show every run</a>' in best
+    assert 'href="/benchmarks/teams/?measure=map&amp;best=team"' in best  # columns keep it
     assert "leaderboard.csv?measure=map&amp;best=team" in best
     body = best.split("<tbody>")[1].split("</tbody>")[0]
     assert body.count("<tr") == 2 and "b1" not in body and "c2" not in body
