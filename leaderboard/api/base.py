@@ -10,7 +10,9 @@
   caller when hidden runs differ) and ``Last-Modified`` (``reading.freshness.last_change``:
   the newest run or result the caller may see, hide, show or withdrawal, or judgments
   version, on the judgments row the caller's lens shows); both depend only on what the
-  caller can see. ``If-None-Match`` or ``If-Modified-Since`` answer 304.
+  caller can see. ``If-None-Match`` answers 304; ``Last-Modified`` is informative
+  (it follows scores, not an edited description or name), so ``If-Modified-Since``
+  alone never does, as on the pages.
 """
 
 from __future__ import annotations
@@ -139,7 +141,7 @@ def conditional(request: Request, data: dict, lens: Lens, **kwargs) -> Response:
     304 when the caller's copy is still current."""
     tag = etag(json.dumps(data, sort_keys=True, default=str))
     modified = last_change(lens, request.user).timestamp()
-    response = get_conditional_response(request._request, etag=tag, last_modified=int(modified))
+    response = get_conditional_response(request._request, etag=tag)
     if response is None:
         response = Response(data, **kwargs)
     response["ETag"] = tag

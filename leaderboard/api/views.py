@@ -81,7 +81,8 @@ class BenchmarkDetail(ApiView):
         summary="A benchmark and its leaderboard",
         description="Runs the caller may see (hidden ones only for their owners and the "
         "organizers), each with every summary measure. Sends `ETag` and `Last-Modified`; "
-        "`If-None-Match` (or `If-Modified-Since`) answers 304 while the board is unchanged.",
+        "`If-None-Match` answers 304 while the board is unchanged (`Last-Modified` is "
+        "informative: `If-Modified-Since` alone always gets the board).",
         parameters=[s.MeasureQuerySerializer],
         responses={
             200: s.BenchmarkLeaderboardSerializer,
