@@ -39,7 +39,7 @@ class S3Server:
             try:
                 requests.get(self.url, timeout=1)
                 return
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not up, or slow to answer
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.stop()
                     pytest.fail(f"moto's S3 server did not start on port {self.port}")
