@@ -9,6 +9,7 @@ shared ones. Each test bounds its own time. The platform's fixtures (``library``
 import pytest
 
 from tests.leaderboard.conftest import (  # noqa: F401 (fixtures)
+    _fast_passwords,
     _fresh_cache,
     _media_and_eager,
     demo,

@@ -37,11 +37,9 @@ class S3Server:
         deadline = time.monotonic() + 30
         while True:
             try:
-                requests.get(self.url, timeout=5)
+                requests.get(self.url, timeout=1)
                 return
-            # not listening yet, or listening but still importing (its first answer can
-            # take seconds on a loaded machine)
-            except (requests.ConnectionError, requests.Timeout):
+            except (requests.ConnectionError, requests.Timeout):  # not up, or slow to answer
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.stop()
                     pytest.fail(f"moto's S3 server did not start on port {self.port}")

@@ -56,6 +56,14 @@ def _fresh_cache(settings):
 _caches = itertools.count()
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    """Passwords hashed with MD5 in tests, as Django's testing docs advise: the default
+    PBKDF2 hasher is slow on purpose (a million iterations a hash), and fixtures create
+    users and log them in by the thousand. The site's own settings keep the default."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def demo(db, django_capture_on_commit_callbacks):
     """The seed chapter's demo benchmarks, loaded and scored as `make run` does."""

@@ -82,6 +82,7 @@ class Campaign:
     runs: dict[str, Submission]
     secrets: dict[str, str] = field(default_factory=dict)  # text -> what it is
     mails: list = field(default_factory=list)
+    media_root: str = ""  # where the runs' files are stored
 
     def run(self, name: str) -> Submission:
         return self.runs[name]

@@ -11,13 +11,16 @@ the reason it shows no score, so a new route has to be classified.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 import time_machine
-from django.test import Client
+from django.core import mail as django_mail
+from django.db import transaction
+from django.test import Client, TestCase, override_settings
 from django.urls import reverse
 
+from leaderboard.celery import app
 from leaderboard.models import ApiToken, Result
 from leaderboard.pipeline import notify
 from tests.leaderboard.private_campaign import (
@@ -31,6 +34,7 @@ from tests.leaderboard.private_campaign import (
 )
 from tests.leaderboard.site_pages import named_routes
 
+LOCAL_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 ROLES = ("anonymous", "eve", "alice", "olga")  # eve submitted nothing; olga organizes
 A, B, C = "alice-bm25", "bob-rm3", "alice-dense"
 
@@ -172,10 +176,35 @@ def test_every_route_is_exercised_or_shows_no_scores():
     assert set(SURFACES) | set(NOT_SCORES) <= names  # no stale entry
 
 
+@pytest.fixture(scope="module")
+def built(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Campaign]:
+    """The campaign, scored once for the module's tests in a transaction left open: each
+    test runs in a savepoint inside it (pytest-django's ``db``) and rolls back to the
+    campaign as built; the transaction is rolled back after the module's last test. Tasks
+    run in-process and mail goes to Django's test outbox, as in every other test."""
+    media = str(tmp_path_factory.mktemp("campaign-media"))
+    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager = app.conf.task_eager_propagates = True
+    try:
+        with (
+            django_db_blocker.unblock(),
+            override_settings(MEDIA_ROOT=media, CACHES=LOCAL_CACHE),
+            transaction.atomic(),
+        ):
+            django_mail.outbox = []
+            with time_machine.travel(BEFORE - dt.timedelta(hours=6)):
+                campaign = build(django_mail.outbox, TestCase.captureOnCommitCallbacks)
+            campaign.media_root = media
+            yield campaign
+            transaction.set_rollback(True)
+    finally:
+        app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+
+
 @pytest.fixture
-def campaign(db, mailoutbox, django_capture_on_commit_callbacks) -> Campaign:
-    with time_machine.travel(BEFORE - dt.timedelta(hours=6)):
-        return build(mailoutbox, django_capture_on_commit_callbacks)
+def campaign(built, db, settings) -> Campaign:
+    settings.MEDIA_ROOT = built.media_root  # the runs' files, stored by the build
+    return built
 
 
 def reader(campaign: Campaign, role: str) -> Client:
