@@ -18,3 +18,26 @@ def pytest_report_header(config) -> list[str]:
     except Exception:  # Django not configured (-p no:django): engine tests only
         return ["database: none (Django not configured)"]
     return [f"database: {engine}", f"celery broker for worker tests: {broker}"]
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Tests marked ``long`` (a minute or more alone) start first, one at the head of each
+    xdist worker's share: ``--dist worksteal`` gives each worker an equal run of the
+    collection, worked from its front while idle workers steal from its back, so a long
+    test left near the end would keep the whole run waiting on it."""
+    long = [item for item in items if item.get_closest_marker("long")]
+    if not long:
+        return
+    rest = [item for item in items if not item.get_closest_marker("long")]
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)
+    shares, left = [], len(items)
+    for w in range(workers):  # as worksteal splits it: what is left over the workers left
+        shares.append(left // (workers - w))
+        left -= shares[-1]
+    heads = [long[w::workers] for w in range(workers)]
+    ordered = []
+    for head, size in zip(heads, shares, strict=True):
+        ordered += head
+        ordered += rest[: max(size - len(head), 0)]
+        rest = rest[max(size - len(head), 0) :]
+    items[:] = ordered + rest

@@ -143,6 +143,7 @@ def test_gzip_bombs_are_refused_with_the_web_process_memory_bounded(client, libr
 # --- 1,000 malformed run files --------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_a_thousand_malformed_runs_through_the_form_and_the_api(
     library, participant, django_capture_on_commit_callbacks, settings
 ):

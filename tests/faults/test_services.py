@@ -112,6 +112,7 @@ def _swept_until_done(pk: int) -> bool:
     return Submission.objects.values_list("status", flat=True).get(pk=pk) in {"scored", "failed"}
 
 
+@pytest.mark.long
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_mid_scoring_ten_times_loses_nothing_and_scores_each_run_once(
     queue, workers, library, client, participant
@@ -175,6 +176,7 @@ def test_a_worker_killed_mid_scoring_ten_times_loses_nothing_and_scores_each_run
         _end_other_sessions()
 
 
+@pytest.mark.long
 @pytest.mark.django_db(transaction=True)
 def test_uploads_while_the_broker_is_down_are_scored_once_it_is_back(
     workers, library, client, participant, tmp_path
@@ -333,6 +335,7 @@ def _finished(url: str):
     return row if row and row[0] in {"scored", "failed"} else None
 
 
+@pytest.mark.long
 def test_postgres_restarted_while_a_run_is_scored_the_run_ends_scored(
     queue, workers, tmp_path, settings
 ):

@@ -242,6 +242,7 @@ def sweep(campaign: Campaign, role: str) -> tuple[list[str], dict, dict]:
     return leaks, statuses, validators
 
 
+@pytest.mark.long
 def test_before_the_reveal_no_surface_shows_a_private_value(campaign):
     # summaries and per-need values, pages and JSON; the private tests and health
     assert len(campaign.secrets) > 100 and {"a test's", "the health"} <= {

@@ -162,6 +162,7 @@ tokens = {{ values = [{spare}] }}
 """
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("with_token", [False, True], ids=["anonymous", "token"])
 def test_schemathesis_finds_nothing_with_every_check(
     live_server, transactional_db, demo, settings, tmp_path, with_token

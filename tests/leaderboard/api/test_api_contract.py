@@ -25,6 +25,7 @@ def parameter(operation: dict, name: str) -> dict:
     return next(p for p in operation["parameters"] if p["name"] == name)
 
 
+@pytest.mark.long
 def test_every_measure_the_schema_lists_ranks_the_board_and_compares_two_runs(client, demo):
     schema = schema_of(client)
     paths = schema["paths"]

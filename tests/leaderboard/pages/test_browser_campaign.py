@@ -185,6 +185,7 @@ def test_the_comparison_and_run_pages_say_it_in_a_sentence(
     assert problems == []
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_campaign_pages_pass_axe(transactional_db, live_server, campaign, browser, scheme):
     """axe-core on what the library's two runs do not show: the heatmap's coloured bands,

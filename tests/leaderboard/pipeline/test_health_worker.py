@@ -25,7 +25,7 @@ def test_health_is_computed_once_after_a_batch(library, client, participant, set
             queue,
             settings.MEDIA_ROOT,
             tmp_path / "worker.log",
-            extra_env={"BENCHMARK_HEALTH_DELAY_SECONDS": "8"},
+            extra_env={"BENCHMARK_HEALTH_DELAY_SECONDS": "12"},
         )
         try:
             worker.wait_ready()
@@ -38,11 +38,19 @@ def test_health_is_computed_once_after_a_batch(library, client, participant, set
                 return bool(row and row.computed_at and row.data.get("runs") == 2)
 
             wait_for(computed, timeout=90, interval=0.5, what="the health to be computed")
-            wait_for(
-                lambda: len(_lines(worker, "compute_health")) == 2, timeout=30, what="both tasks"
-            )
+
+            def tasks() -> str:  # the worker's task lines, to read when this fails
+                lines = worker.log_path.read_text().splitlines()
+                return "\n".join(line for line in lines if "tasks." in line)
+
+            try:
+                wait_for(
+                    lambda: len(_lines(worker, "compute_health")) >= 2, timeout=60, what="both"
+                )
+            except TimeoutError:
+                raise AssertionError(f"two health tasks expected:\n{tasks()}") from None
             log = worker.log_path.read_text()
-            assert log.count("'superseded'") == 1 and log.count("'computed'") == 1
+            assert log.count("'superseded'") == 1 and log.count("'computed'") == 1, tasks()
             row = BenchmarkHealth.objects.get(benchmark=library)
             assert row.requested == 2
             assert row.data["measures"]["map"]["discriminative_power"]["pairs"] == 1
