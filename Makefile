@@ -9,19 +9,23 @@ TEST_WORKERS ?= 4
 
 .PHONY: run test faults lint format bench worker clean
 
+# uv installs what pip would (the same versions) in a fifth of the time: a fresh clone's
+# `make test` starts a minute sooner.
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q --upgrade pip uv
 
 # editable_mode=compat: the checkout on sys.path by a plain .pth line; setuptools' default
 # editable finder imports pathlib, re and urllib in every process (~25 ms of each
 # `python -m evaluation` on a small run)
+INSTALL := $(BIN)/uv pip install -q --python $(BIN)/python --config-settings editable_mode=compat
+
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e . --config-settings editable_mode=compat
+	$(INSTALL) -e .
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev]' --config-settings editable_mode=compat
+	$(INSTALL) -e '.[dev]'
 	touch $(VENV)/.installed $@
 
 run: $(VENV)/.installed

@@ -143,7 +143,7 @@ def _run_lines(count: int, rank=lambda i: str(i + 1)) -> str:
     )
 
 
-@pytest.mark.parametrize("piece", [97, 4096, 1 << 20])
+@pytest.mark.parametrize("piece", [997, 4096, 1 << 20])  # ~20 lines a piece, and more
 @pytest.mark.parametrize(
     "text",
     [
