@@ -9,8 +9,9 @@ TEST_WORKERS ?= 4
 
 .PHONY: run test faults lint format bench worker clean
 
-# uv installs what pip would (the same versions) in a fifth of the time: a fresh clone's
-# `make test` starts a minute sooner.
+# uv installs what pip would (the same versions) in a third of the time: a fresh clone's
+# `make test` starts sooner. --compile-bytecode as pip does: otherwise the first processes
+# the tests start (workers, servers) each compile the packages they import.
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip uv
@@ -18,7 +19,7 @@ $(BIN)/python:
 # editable_mode=compat: the checkout on sys.path by a plain .pth line; setuptools' default
 # editable finder imports pathlib, re and urllib in every process (~25 ms of each
 # `python -m evaluation` on a small run)
-INSTALL := $(BIN)/uv pip install -q --python $(BIN)/python --config-settings editable_mode=compat
+INSTALL := $(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python --config-settings editable_mode=compat
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(INSTALL) -e .
