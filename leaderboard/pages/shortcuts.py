@@ -90,9 +90,11 @@ def validated(request: HttpRequest, response: HttpResponse, lens: Lens) -> HttpR
     no-cache``: the page is the viewer's own and is checked before every reuse."""
     if response.status_code != 200:
         return response
-    modified = http_date(last_change(lens, request.user).timestamp())
+    changed = last_change(lens, request.user)
+    modified = http_date(changed.timestamp())
     viewer = f"{request.user.pk or 0} {request.META.get('CSRF_COOKIE', '')}"
-    shown = f"{lens.judgments_id} {lens.needs} {lens.query()} {modified}"
+    # the moment to the microsecond: two changes within a second move the ETag apart
+    shown = f"{lens.judgments_id} {lens.needs} {lens.query()} {changed.isoformat()}"
     tag = etag(viewer, shown, CSRF_FIELD.sub(b"", response.content))
     response["ETag"] = tag
     response["Last-Modified"] = modified
