@@ -144,3 +144,25 @@ def test_ranks_on_some_needs_equal_the_ranks_on_their_qrels(kept):
     got = whole.only(QrelsIndex(qrels), kept)
     assert got.to_bytes() == alone.to_bytes()
     assert got.qrels_lines == len(subset)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_index_of_the_readers_columns_is_the_index_of_the_frame(seed: int) -> None:
+    """The worker keeps judgments as the reader's columns: its index looks runs up as the
+    frame's does (needs in order of first appearance, each line's need, relevances)."""
+    import pyarrow as pa
+
+    from evaluation.trec.columnar import Qrels
+
+    qrels, run = campaign(seed)
+    columns = Qrels(
+        pa.chunked_array([pa.array(qrels["need_id"].astype(str).tolist(), pa.string())]),
+        pa.chunked_array([pa.array(qrels["doc_id"].astype(str).tolist(), pa.string())]),
+        qrels["relevance"].to_numpy(np.int64),
+    )
+    index, frame_index = QrelsIndex(columns), QrelsIndex(qrels)
+    assert index.needs.tolist() == list(dict.fromkeys(qrels["need_id"].astype(str)))
+    assert index.needs.tolist() == frame_index.needs.tolist()
+    assert np.array_equal(index.need, frame_index.need)
+    assert np.array_equal(index.relevance, frame_index.relevance)
+    assert_same(judged_ranks(index, run), reference(qrels, run))
