@@ -41,6 +41,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def image_environment() -> dict[str, str]:
+    """The environment the Dockerfile's ``ENV`` lines give every process of the image
+    (web and workers): the bench's web and worker processes run with it, the command line
+    with none of it, as users run each."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("ENV "):
+            found.update(pair.split("=", 1) for pair in line.split()[1:])
+    return found
+
+
 def answers(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1):
@@ -299,13 +311,7 @@ def bench(args: argparse.Namespace, media: str) -> None:
     if broker:
         app.conf.task_always_eager = False
         app.conf.task_default_queue = "bench-platform"
-        # One BLAS thread, as docker-compose runs the workers (docs/significance.md: a
-        # 2-thread matrix product is ~5x slower while anything else holds a core).
-        env = {
-            "OPENBLAS_NUM_THREADS": "1",
-            **os.environ,
-            "CONN_MAX_AGE": "0",
-        }
+        env = {**os.environ, **image_environment(), "CONN_MAX_AGE": "0"}
         log = open(Path(media) / "worker.log", "wb")
         worker = subprocess.Popen(
             [
@@ -344,7 +350,7 @@ def bench(args: argparse.Namespace, media: str) -> None:
     web = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "leaderboard.wsgi", "-w", "1",
          "-b", f"127.0.0.1:{port}", "--timeout", "600"],
-        cwd=ROOT, env={**os.environ, "CONN_MAX_AGE": "60"}, stdout=web_log, stderr=subprocess.STDOUT,
+        cwd=ROOT, env={**os.environ, **image_environment(), "CONN_MAX_AGE": "60"}, stdout=web_log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     http = httpx.Client(
         base_url=f"http://127.0.0.1:{port}",

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_platform import answers, write_files  # noqa: E402 (after the path is set)
+from bench_platform import answers, image_environment, write_files  # noqa: E402 (after the path is set)
 
 QUEUE = "bench-workers"
 QUEUES = {
@@ -59,8 +59,8 @@ def configure(media: str) -> tuple[str, str]:
         CELERY_BROKER_URL=broker,
         CELERY_RESULT_BACKEND=broker,
         CONN_MAX_AGE="0",
-        OPENBLAS_NUM_THREADS="1",  # as docker-compose sets it
         **QUEUES,
+        **image_environment(),  # the processes' environment, as the image sets it
     )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
     import django

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -190,6 +191,33 @@ def test_celery_beat_runs_the_outbox_every_half_minute_or_less(settings):
     assert 0 < entry["schedule"] <= 30
 
 
+def image_environment() -> dict[str, str]:
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    lines = [line.split()[1:] for line in text.splitlines() if line.startswith("ENV ")]
+    return dict(pair.split("=", 1) for pairs in lines for pair in pairs)
+
+
+def test_the_image_gives_its_processes_one_blas_thread_and_a_kept_heap():
+    env = image_environment()
+    assert env["OPENBLAS_NUM_THREADS"] == "1"
+    assert env["ARROW_DEFAULT_MEMORY_POOL"] == "system"
+    # glibc ignores a tunable it does not know without a word: ask its loader what it took
+    loader = next(Path("/lib64").glob("ld-linux-*.so.2"))
+    listed = subprocess.run(
+        [str(loader), "--list-tunables"],
+        env={"GLIBC_TUNABLES": env["GLIBC_TUNABLES"]},
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    taken = dict(re.findall(r"^glibc\.malloc\.(\w+): (0x[0-9a-f]+)", listed, re.M))
+    assert int(taken["mmap_threshold"], 16) == 32 << 20
+    assert int(taken["trim_threshold"], 16) == 64 << 20
+    # docker compose runs the image: nothing there sets these otherwise
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    for name, service in services.items():
+        overridden = set(env) & set(service.get("environment") or {})
+        assert not overridden, f"{name} overrides the image's {overridden}"
+
+
 def test_docker_image_collects_static_files_with_production_settings():
     dockerfile = (ROOT / "Dockerfile").read_text()
     collect = next(line for line in dockerfile.splitlines() if "DEBUG=" in line)
@@ -303,6 +331,7 @@ def test_gunicorn_preloads_the_application_and_the_healthcheck_asks_from_loopbac
 
 WARM_UP = """
 import sys
+from pathlib import Path
 import leaderboard.wsgi
 from django.db import connections
 
