@@ -1,6 +1,7 @@
 """Downloads: the leaderboard as CSV/JSON, a run's per-need CSV, a comparison's JSON.
 
-Thin views over ``reading.exports``, which the API's downloads call too.
+Thin views over ``reading.exports``, which the API's downloads call too; each sends the
+pages' validators (``shortcuts.validated``), as the API's copies do.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from evaluation.measures import UnknownMeasure
-from leaderboard.pages.shortcuts import problem_page
+from leaderboard.pages.shortcuts import problem_page, validated
 from leaderboard.reading.boards import build_leaderboard, unknown_measure_message
 from leaderboard.reading.comparisons import comparison
 from leaderboard.reading.exports import comparison_payload, leaderboard_file, per_need_file
@@ -33,7 +34,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
     except Problem as problem:
         return problem_page(request, problem, benchmark)
-    return leaderboard_file(board, fmt)
+    return validated(request, leaderboard_file(board, fmt), lens)
 
 
 @require_GET
@@ -50,7 +51,7 @@ def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
             Problem(f"Run {run.run_name} has no scores yet here: {lens.line()}"),
             run.benchmark,
         )
-    return per_need_file(run, result)
+    return validated(request, per_need_file(run, result), lens)
 
 
 @require_GET
@@ -60,4 +61,5 @@ def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpRespons
     except Problem as problem:
         return JsonResponse({"error": problem.message}, status=problem.status)
     payload = comparison_payload(ctx)
-    return HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
+    response = HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
+    return validated(request, response, ctx["lens"])

@@ -1,6 +1,6 @@
-"""The pages' validators: the board, a run page and a comparison send an ETag (the page's
-bytes, its lens and its viewer) and the API's Last-Modified, ``Cache-Control: private,
-no-cache``, and answer 304 to a current ``If-None-Match``."""
+"""The pages' validators: the board, a run page and a comparison, and their downloads,
+send an ETag (the page's bytes, its lens and its viewer) and the API's Last-Modified,
+``Cache-Control: private, no-cache``, and answer 304 to a current ``If-None-Match``."""
 
 from __future__ import annotations
 
@@ -24,6 +24,10 @@ def urls(benchmark) -> list[str]:
         reverse("significance", args=[benchmark.slug]),
         reverse("benchmark_health", args=[benchmark.slug]),
         reverse("run_results", args=[alpha]),
+        reverse("leaderboard_export", args=[benchmark.slug, "csv"]),
+        reverse("leaderboard_export", args=[benchmark.slug, "json"]),
+        reverse("submission_csv", args=[alpha]),
+        reverse("compare_json", args=[benchmark.slug, alpha, beta]),
     ]
 
 
