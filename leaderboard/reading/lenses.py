@@ -44,7 +44,9 @@ class Lens:
     ``judgments`` is the row whose results are read (None: nothing to show, because the
     benchmark has no judgments yet or the part is being prepared); ``whole`` its version;
     ``needs`` "all" (the whole version) or the part; ``asked`` the query parameters the
-    reader gave, for links to carry; ``allowed`` the ``needs`` this reader may choose.
+    reader gave, for links to carry; ``allowed`` the ``needs`` this reader may choose;
+    ``page`` the page's own other query parameters (measure, need, ...), which a switch to
+    another lens keeps.
     """
 
     benchmark: Benchmark
@@ -54,6 +56,7 @@ class Lens:
     is_current: bool
     allowed: tuple[str, ...]
     asked: dict[str, str] = field(default_factory=dict)
+    page: dict[str, str] = field(default_factory=dict)
 
     @property
     def judgments_id(self) -> int | None:
@@ -150,7 +153,8 @@ class Lens:
     def choices(self) -> list[dict]:
         """The other views this reader may switch to: every version at the same needs, and
         each allowed ``needs`` at this version (label, query parameters, the link's query
-        string, chosen)."""
+        string, chosen). The links keep the page's other parameters (``page``): the same
+        measure, need or search on the other lens."""
         out = []
         current = self.benchmark.current_judgments_id
         for number, pk in self.versions:
@@ -172,7 +176,7 @@ class Lens:
                     }
                 )
         for choice in out:
-            choice["href"] = "?" + urlencode(choice["query"])
+            choice["href"] = "?" + urlencode({**self.page, **choice["query"]})
         return out
 
     def payload(self) -> dict:
@@ -266,7 +270,10 @@ def resolve_lens(
 def lens_for(request, benchmark: Benchmark) -> Lens:
     """The lens a page's or an API view's request asks for (``?judgments=``, ``?needs=``)."""
     params = request.GET
-    return resolve_lens(benchmark, request.user, params.get("judgments"), params.get("needs"))
+    lens = resolve_lens(benchmark, request.user, params.get("judgments"), params.get("needs"))
+    # a page number belongs to the list it was counted in, not to another lens's
+    lens.page = {k: v for k, v in params.items() if k not in ("judgments", "needs", "page")}
+    return lens
 
 
 def default_lens(benchmark: Benchmark, user) -> Lens:

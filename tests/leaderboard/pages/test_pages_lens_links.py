@@ -170,3 +170,30 @@ def test_the_compare_form_keeps_the_lens(client, split):
     client.logout()
     refused = client.get(url, asked)  # the lens is checked before the redirect
     assert refused.status_code == 403
+
+
+def choice_links(body: str) -> list[dict[str, str]]:
+    """The query of each link of the lens line's choices (links to another lens)."""
+    choices = body.split('class="lens-choices"', 1)[1].split("</span>", 1)[0]
+    parser = Links()
+    parser.feed(choices)
+    return [{k: v[-1] for k, v in parse_qs(urlsplit(h).query).items()} for h in parser.hrefs]
+
+
+def test_a_switch_of_lens_keeps_the_pages_measure_and_need(client, split):
+    client.force_login(user("olga"))
+    alpha = split.submissions.get(run_name="alpha").pk
+    beta = split.submissions.get(run_name="beta").pk
+    asked = {"measure": "P_5", "need": "n2"}
+    for page, kept in [
+        (reverse("compare", args=["split", alpha, beta]), asked),
+        (reverse("leaderboard", args=["split"]), {"measure": "P_5", "best": "team"}),
+        (reverse("submission", args=[alpha]), {"need": "n2"}),
+    ]:
+        body = client.get(page, {**kept, "needs": "private", "page": "2"}).content.decode()
+        links = choice_links(body)
+        assert len(links) >= 2, page  # the other needs to switch to
+        for query in links:
+            assert kept.items() <= query.items(), (page, query)
+            assert "page" not in query, (page, query)
+        assert "public" in {q.get("needs") for q in links}, (page, links)
