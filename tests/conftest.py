@@ -9,6 +9,19 @@ import os
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 
+def pytest_configure(config) -> None:
+    """The test servers (``live_server``: Django's LiveServerThread) answer without Nagle's
+    algorithm, as gunicorn does: wsgiref writes a response's headers and body in separate
+    small writes, and on a kept-alive connection the body then waits for the client's
+    delayed ACK of the headers (40 ms on Linux) on every request after the first, which
+    made Schemathesis' thousands of requests and the browsers' page loads mostly waiting."""
+    try:
+        from django.test.testcases import QuietWSGIRequestHandler
+    except ImportError:  # Django not installed: engine tests only
+        return
+    QuietWSGIRequestHandler.disable_nagle_algorithm = True
+
+
 def pytest_report_header(config) -> list[str]:
     try:
         from django.conf import settings
