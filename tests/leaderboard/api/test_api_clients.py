@@ -215,7 +215,7 @@ def test_schemathesis_finds_nothing_with_every_check(
         capture_output=True,
         text=True,
         # A guard against a run that grew without bound (the coverage phase sends every value
-        # of every enum), not a measurement: 1-2 minutes alone on 2 cores, several beside
+        # of every enum), not a measurement: under a minute alone on 2 cores, a few beside
         # the rest of the suite.
         timeout=900,
         cwd=tmp_path,  # its cache (.schemathesis/) goes there, not into the repository
