@@ -34,7 +34,7 @@ def pytest_report_header(config) -> list[str]:
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Tests marked ``long`` (a minute or more alone) start first, one at the head of each
+    """Tests marked ``long`` (half a minute or more alone) start first, one at the head of each
     xdist worker's share: ``--dist worksteal`` gives each worker an equal run of the
     collection, worked from its front while idle workers steal from its back, so a long
     test left near the end would keep the whole run waiting on it."""
