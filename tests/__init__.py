@@ -11,3 +11,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 DEMO = ROOT / "leaderboard" / "demo"
+
+
+def image_environment() -> dict[str, str]:
+    """What the Dockerfile's ``ENV`` lines set for every process of the image."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    lines = [line.split()[1:] for line in text.splitlines() if line.startswith("ENV ")]
+    return dict(pair.split("=", 1) for pairs in lines for pair in pairs)

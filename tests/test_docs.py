@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import image_environment
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PACKAGES = ("evaluation", "leaderboard", "rrl")
@@ -240,14 +242,7 @@ TABLE_NAMES = re.compile(r"`([A-Z][A-Z0-9_]+)`")
 def settings_variables() -> set[str]:
     read = set(SETTINGS_READ.findall((ROOT / "leaderboard/settings.py").read_text()))
     example = set(ENV_EXAMPLE.findall((ROOT / ".env.example").read_text()))
-    return read | example | image_variables()
-
-
-def image_variables() -> set[str]:
-    """What the Dockerfile's ``ENV`` lines set for every process of the image."""
-    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
-    lines = [line.split()[1:] for line in text.splitlines() if line.startswith("ENV ")]
-    return {pair.split("=", 1)[0] for pairs in lines for pair in pairs}
+    return read | example | set(image_environment())
 
 
 def table_variables(path: Path) -> set[str]:

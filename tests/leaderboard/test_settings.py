@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from leaderboard.environment import BASE_DIR, database_from_url
-from tests import ROOT
+from tests import ROOT, image_environment
 
 
 def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
@@ -189,12 +189,6 @@ def test_celery_beat_runs_the_outbox_every_half_minute_or_less(settings):
     entry = settings.CELERY_BEAT_SCHEDULE["send-unsent-submissions"]
     assert entry["task"] == tasks.send_unsent.name
     assert 0 < entry["schedule"] <= 30
-
-
-def image_environment() -> dict[str, str]:
-    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
-    lines = [line.split()[1:] for line in text.splitlines() if line.startswith("ENV ")]
-    return dict(pair.split("=", 1) for pairs in lines for pair in pairs)
 
 
 def test_the_image_gives_its_processes_one_blas_thread_and_a_kept_heap():
