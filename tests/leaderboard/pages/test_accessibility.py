@@ -148,7 +148,6 @@ def other_pages(page, live_server) -> Iterator[tuple[str, int]]:
 
 @browser_test
 @pytest.mark.urls("tests.leaderboard.error_urls")
-@pytest.mark.long
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("size", list(VIEWPORTS))
 def test_every_page_passes_axe(
