@@ -26,7 +26,6 @@ import os
 import platform
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,32 +38,16 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-
-def image_environment() -> dict[str, str]:
-    """The environment the Dockerfile's ``ENV`` lines give every process of the image
-    (web and workers): the bench's web and worker processes run with it, the command line
-    with none of it, as users run each."""
-    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        if line.startswith("ENV "):
-            found.update(pair.split("=", 1) for pair in line.split()[1:])
-    return found
-
-
-def answers(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from files import write_files  # noqa: E402 (after the path is set)
+from processes import (  # noqa: E402
+    answers,
+    free_port,
+    image_environment,
+    peak_memory,
+    reset_peak_memory,
+)
 
 
 def configure(media: str) -> tuple[str, str]:
@@ -101,36 +84,6 @@ def configure(media: str) -> tuple[str, str]:
 
     call_command("migrate", verbosity=0)
     return database, broker
-
-
-def write_files(folder: Path, needs: int, docs: int, seed: int = 1) -> tuple[Path, Path]:
-    rng = np.random.default_rng(seed)
-    need_ids = np.array([f"{i:05d}" for i in range(needs)])
-    judged = 100
-    qrels = pd.DataFrame(
-        {
-            "need": np.repeat(need_ids, judged),
-            "it": 0,
-            "doc": np.tile([f"D{j:07d}" for j in range(judged)], needs),
-            "rel": (rng.random(needs * judged) < 0.2).astype(int),
-        }
-    )
-    qrels_path = folder / "qrels.txt"
-    qrels.to_csv(qrels_path, sep=" ", header=False, index=False)
-    doc_pool = np.array([f"D{j:07d}" for j in range(docs * 2)])
-    run = pd.DataFrame(
-        {
-            "need": np.repeat(need_ids, docs),
-            "q0": "Q0",
-            "doc": doc_pool[(np.arange(needs * docs) % docs) * 2 % (docs * 2)],
-            "rank": np.tile(np.arange(1, docs + 1), needs),
-            "score": np.round(rng.random(needs * docs) * 100, 6),
-            "tag": "bench-new",
-        }
-    )
-    run_path = folder / "run.txt"
-    run.to_csv(run_path, sep=" ", header=False, index=False)
-    return qrels_path, run_path
 
 
 def existing_runs(benchmark, judgments, count: int, seed: int = 2) -> None:
@@ -232,46 +185,6 @@ def command_line(qrels: Path, run: Path, repeats: int = 3) -> float:
         )  # fmt: skip
         times.append(time.perf_counter() - started)
     return sorted(times)[len(times) // 2]
-
-
-def _process_tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (the prefork pool's process does the work)."""
-    found, pids = [], [pid]
-    while pids:
-        current = pids.pop()
-        found.append(current)
-        try:
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:
-            continue
-        pids.extend(int(child) for child in children)
-    return found
-
-
-def peak_memory(pid: int) -> int:
-    """The largest peak resident set (VmHWM, kB) of ``pid`` and its child processes; 0
-    where /proc cannot say."""
-    peak = 0
-    for current in _process_tree(pid):
-        try:
-            status = Path(f"/proc/{current}/status").read_text()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("VmHWM:"):
-                peak = max(peak, int(line.split()[1]))
-    return peak
-
-
-def reset_peak_memory(pid: int) -> bool:
-    """Start ``pid``'s and its children's VmHWM again from their resident set now (Linux's
-    ``clear_refs`` 5), so the next peak read is the next task's own; False if refused."""
-    try:
-        for current in _process_tree(pid):
-            Path(f"/proc/{current}/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ many worker processes (concurrency 1, every queue: what ``make worker`` runs), s
 ``--small-runs`` / ``--big-runs`` runs at once (one transaction, the scoring messages sent
 on commit, as many uploads landing together would) and times, from the commit, until
 every run is scored and until every pair of runs is compared. The data comes from
-``bench_platform.write_files`` (seeded). Needs PostgreSQL and Redis on localhost: the
+``files.write_files`` (seeded). Needs PostgreSQL and Redis on localhost: the
 database ``$BENCH_DATABASE`` (default ``bench_workers``) is dropped and created, Redis
 ``$BENCH_BROKER_URL`` (default ``redis://127.0.0.1:6379/12``) carries the queues
 ``bench-workers*``. Prints a Markdown table (docs/performance.md holds a measured one).
@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_platform import answers, image_environment, write_files  # noqa: E402 (after the path is set)
+from files import write_files  # noqa: E402 (after the path is set)
+from processes import answers, image_environment  # noqa: E402
 
 QUEUE = "bench-workers"
 QUEUES = {
