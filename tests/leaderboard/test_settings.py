@@ -325,7 +325,6 @@ def test_gunicorn_preloads_the_application_and_the_healthcheck_asks_from_loopbac
 
 WARM_UP = """
 import sys
-from pathlib import Path
 import leaderboard.wsgi
 from django.db import connections
 
