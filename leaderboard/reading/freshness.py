@@ -14,7 +14,7 @@ import hashlib
 
 from django.db.models import Max, Q
 
-from leaderboard.models import Result, Submission
+from leaderboard.models import Submission
 from leaderboard.reading.lenses import Lens
 
 
@@ -26,18 +26,20 @@ def last_change(lens: Lens, user) -> dt.datetime:
     of a public reader) moves nothing either: neither changes a board they can see."""
     benchmark = lens.benchmark
     runs = Submission.objects.for_benchmark(benchmark)
-    seen = Q(pk__in=runs.scores_visible_to(user).values("pk"))
+    # the visibility rule's subqueries cost more to build than to run: built once, here
+    seen = list(runs.scores_visible_to(user).values_list("pk", flat=True))
     # Hiding or withdrawing a run takes it off the boards it was on, showing it adds it
-    # (a hidden run withdrawn was on no public board).
+    # (a hidden run withdrawn was on no public board). A run's results join its row: a
+    # newest moment is the same over the repeated rows.
     changed = runs.aggregate(
-        created=Max("created", filter=seen),
-        finished=Max("finished", filter=seen),
+        created=Max("created", filter=Q(pk__in=seen)),
+        finished=Max("finished", filter=Q(pk__in=seen)),
+        scored=Max(
+            "results__created", filter=Q(pk__in=seen, results__judgments_id=lens.judgments_id)
+        ),
         visibility=Max("visibility_changed_at"),
         withdrawn=Max("withdrawn_at", filter=Q(is_hidden=False)),
     )
-    results = Result.objects.filter(
-        submission__in=runs.filter(seen).values("pk"), judgments_id=lens.judgments_id
-    ).aggregate(created=Max("created"))
     judged = benchmark.judgments.filter(Q(part="") | Q(pk=lens.judgments_id)).aggregate(
         created=Max("created")
     )
@@ -47,7 +49,7 @@ def last_change(lens: Lens, user) -> dt.datetime:
         benchmark.created,
         changed["created"],
         changed["finished"],
-        results["created"],
+        changed["scored"],
         changed["visibility"],
         changed["withdrawn"],
         judged["created"],
