@@ -13,12 +13,29 @@ a few seconds after the last.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.db import models
-from django.db.models import F
+from django.db.models import F, Q
+from django.utils import timezone
 
 from leaderboard.models.submissions import Submission
 
 __all__ = ["BenchmarkHealth", "PoolRanks"]
+
+
+class HealthQuerySet(models.QuerySet):
+    def computed_before_reveal(self, now: dt.datetime | None = None) -> HealthQuerySet:
+        """Health of the current judgments (or one of their parts) of a benchmark revealed
+        since it was computed, when it has a phase whose board was not public: that
+        phase's runs were left out of the statistics until the reveal."""
+        return self.filter(
+            Q(judgments_id=F("benchmark__current_judgments_id"))
+            | Q(judgments__parent_id=F("benchmark__current_judgments_id")),
+            computed_at__lt=F("benchmark__reveal_at"),
+            benchmark__reveal_at__lte=now or timezone.now(),
+            benchmark__phases__board__in=["owners", "hidden"],
+        ).distinct()
 
 
 class BenchmarkHealth(models.Model):
@@ -32,6 +49,8 @@ class BenchmarkHealth(models.Model):
     requested = models.PositiveIntegerField(default=0)
     data = models.JSONField(default=dict)
     computed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = HealthQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -54,6 +73,11 @@ class BenchmarkHealth(models.Model):
         return cls.objects.filter(
             benchmark_id=benchmark_id, judgments_id=judgments_id, requested=number
         ).exists()
+
+    def computed_before_reveal(self) -> bool:
+        """Whether the statistics leave out the runs the reveal has since shown (the sweep
+        queues their recomputation: ``HealthQuerySet.computed_before_reveal``)."""
+        return type(self).objects.computed_before_reveal().filter(pk=self.pk).exists()
 
     def pool_bias_for(self, user) -> dict | None:
         """The stored pool-bias section with only the runs ``user`` may see now: a run

@@ -111,6 +111,7 @@ def benchmark_health(request: HttpRequest, slug: str) -> HttpResponse:
         "benchmark": benchmark,
         "lens": lens,
         "health": health,
+        "before_reveal": health is not None and health.computed_before_reveal(),
         "data": data,
         "measures": measures,
         "primary_label": measure_label(benchmark.primary_measure),

@@ -35,7 +35,6 @@ from celery import current_app, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from evaluation.trec import TrecFormatError
@@ -220,16 +219,11 @@ def sweep_stuck() -> dict[str, int]:
 
 
 def refresh_revealed_health() -> int:
-    """Queue the health of benchmarks revealed since it was computed, when they have a
+    """Queue the health computed before its benchmark's reveal, when the benchmark has a
     phase whose board was not public: its runs were left out of the statistics until the
     reveal (``pipeline.health``). Returns how many were queued."""
-    stale = BenchmarkHealth.objects.filter(
-        judgments_id=F("benchmark__current_judgments_id"),
-        computed_at__lt=F("benchmark__reveal_at"),
-        benchmark__reveal_at__lte=timezone.now(),
-        benchmark__phases__board__in=["owners", "hidden"],
-    ).values_list("benchmark_id", "judgments_id")
-    pairs = set(stale)
+    stale = BenchmarkHealth.objects.computed_before_reveal()
+    pairs = set(stale.values_list("benchmark_id", "judgments_id"))
     for benchmark_id, judgments_id in pairs:
         queue_health(benchmark_id, judgments_id)
     return len(pairs)
