@@ -13,6 +13,7 @@ from tests.leaderboard.conftest import (  # noqa: F401 (fixtures)
     _fresh_cache,
     _media_and_eager,
     demo,
+    django_db_setup,
     library,
     organizer,
     other_participant,
