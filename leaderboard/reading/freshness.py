@@ -26,17 +26,17 @@ def last_change(lens: Lens, user) -> dt.datetime:
     of a public reader) moves nothing either: neither changes a board they can see."""
     benchmark = lens.benchmark
     runs = Submission.objects.for_benchmark(benchmark)
-    # the visibility rule's subqueries cost more to build than to run: built once, here
-    seen = list(runs.scores_visible_to(user).values_list("pk", flat=True))
+    # The visibility rule's subqueries are built once (they cost more to build than to
+    # run); a run's results join its row, and a newest moment is the same over repeats.
+    seen = runs.filter(pk__in=runs.scores_visible_to(user).values("pk"))
+    shown = seen.aggregate(
+        created=Max("created"),
+        finished=Max("finished"),
+        scored=Max("results__created", filter=Q(results__judgments_id=lens.judgments_id)),
+    )
     # Hiding or withdrawing a run takes it off the boards it was on, showing it adds it
-    # (a hidden run withdrawn was on no public board). A run's results join its row: a
-    # newest moment is the same over the repeated rows.
+    # (a hidden run withdrawn was on no public board).
     changed = runs.aggregate(
-        created=Max("created", filter=Q(pk__in=seen)),
-        finished=Max("finished", filter=Q(pk__in=seen)),
-        scored=Max(
-            "results__created", filter=Q(pk__in=seen, results__judgments_id=lens.judgments_id)
-        ),
         visibility=Max("visibility_changed_at"),
         withdrawn=Max("withdrawn_at", filter=Q(is_hidden=False)),
     )
@@ -47,9 +47,9 @@ def last_change(lens: Lens, user) -> dt.datetime:
     revealed = benchmark.reveal_at if benchmark.revealed() else None
     moments = [
         benchmark.created,
-        changed["created"],
-        changed["finished"],
-        changed["scored"],
+        shown["created"],
+        shown["finished"],
+        shown["scored"],
         changed["visibility"],
         changed["withdrawn"],
         judged["created"],
