@@ -135,7 +135,8 @@ PLOTS = ("bars", "scatter", "need", "eleven")
 def _need_link(base: str, measure: str, lens):
     """Where a need's bar, dot or table row leads: this comparison's figure of that need,
     on the same judgments."""
-    return lambda need: f"{lens.link(base, measure=measure, need=need)}#need-figure"
+    link = lens.links(base, "need", measure=measure)
+    return lambda need: f"{link(need)}#need-figure"
 
 
 def _download_urls(ctx: dict, name: str) -> dict[str, str]:

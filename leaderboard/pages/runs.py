@@ -133,6 +133,7 @@ def _per_need_html(frame, titles: dict[str, str], lens: Lens) -> SafeString:
     that need, on the same lens."""
     columns = list(frame.columns)
     values = frame.to_numpy() if columns else np.empty((len(frame), 0))
+    link = lens.links("", "need")
     out = []
     for need, line in zip(frame.index.tolist(), values.tolist(), strict=True):
         cells = "".join(
@@ -140,7 +141,7 @@ def _per_need_html(frame, titles: dict[str, str], lens: Lens) -> SafeString:
             for m, v in zip(columns, line, strict=True)
         )
         title = escape(titles.get(need, ""))
-        href = escape(f"{lens.link('', need=need)}#need-figure")
+        href = escape(f"{link(need)}#need-figure")
         out.append(
             f'<tr><th scope="row"><a href="{href}">{escape(need)}</a></th><td>{title}</td>'
             f"{cells}</tr>"

@@ -19,10 +19,11 @@ never the whole version in its place, which holds the private needs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
 from django.db.models import Max
 
@@ -31,6 +32,8 @@ from leaderboard.reading.visibility import Problem
 
 NEEDS = ("public", "private", "all")
 NEEDS_WORDS = {"public": "public needs", "private": "private needs", "all": "all needs"}
+# Where ``Lens.links`` puts each row's value (urlencode leaves it as it is).
+_SLOT = "slot"
 
 
 def utc(moment: datetime) -> str:
@@ -149,6 +152,13 @@ class Lens:
         the query string alone, "" for the default lens)."""
         query = urlencode(self.query(**params))
         return f"{path}?{query}" if query else path
+
+    def links(self, path: str, name: str, **params: str | int | None) -> Callable[[str], str]:
+        """``link(path, **params, name=value)`` as a function of ``value``, the query encoded
+        once: a page's thousands of rows (one a need) each link to their own ``name``."""
+        key = f"{name}="  # a parameter's name ends at "=": in a value it is encoded
+        head, _, tail = self.link(path, **params, **{name: _SLOT}).partition(key + _SLOT)
+        return lambda value: f"{head}{key}{quote_plus(str(value))}{tail}"
 
     def choices(self) -> list[dict]:
         """The other views this reader may switch to: every version at the same needs, and

@@ -12,7 +12,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from leaderboard.models import Judgments
-from leaderboard.reading.lenses import resolve_lens
+from leaderboard.reading.lenses import Lens, resolve_lens
 from leaderboard.reading.visibility import Problem
 from tests.leaderboard.pages_data import make_benchmark
 from tests.leaderboard.split_data import NEEDS, REVEAL, new_version, score, split, user
@@ -173,3 +173,16 @@ def test_while_rescoring_the_run_shows_its_older_result_on_the_same_needs(split)
     # At an asked version there is no stand-in: the run is not scored there yet.
     asked = resolve_lens(split, AnonymousUser(), version="2", now=BEFORE)
     assert asked.result(split.submissions.get(run_name="beta")) is None
+
+
+@pytest.mark.parametrize(
+    "asked", [{}, {"judgments": "1", "needs": "private"}], ids=["default", "chosen"]
+)
+def test_the_links_of_many_rows_equal_one_link_each(asked):
+    """``Lens.links`` encodes the query once for a page's thousands of rows: each row's
+    link is the one ``Lens.link`` gives, whatever the value."""
+    lens = Lens(None, None, None, "all", True, ("all",), asked=asked)
+    values = ["401", "a b", "x&y=z", "slot", "need=slot", "ü/?#", ""]
+    for path, params in (("", {}), ("/benchmarks/b/compare/1/2/", {"measure": "P_10"})):
+        link = lens.links(path, "need", **params)
+        assert [link(v) for v in values] == [lens.link(path, **params, need=v) for v in values]
