@@ -298,15 +298,17 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _matrix_html(matrix, lens) -> SafeString:
-    """The matrix's rows, built in one pass: 2,500 cells of template tags were most of the
-    page's time. A cell's class says the verdict and its p-value band; its link leads to
-    the pair's comparison, and a pair with #1 also says the board's verdict."""
+    """The matrix's rows, built in one pass (through the template engine its 2,500 cells
+    would be most of the page's time). A cell's class says the verdict and its p-value
+    band; its link leads to the pair's comparison, and a pair with #1 also says the
+    board's verdict."""
     out = []
     for row, cells in zip(matrix.rows, matrix.cells, strict=True):
         href = escape(lens.link(reverse("submission", args=[row.submission_id])))
         name = escape(row.run_name)
-        out.append(f'<tr><th scope="row"><a href="{href}" title="{name}">{row.rank}. {name}</a>')
-        out.append("</th>\n    ")
+        out.append(
+            f'<tr><th scope="row"><a href="{href}" title="{name}">{row.rank}. {name}</a></th>\n    '
+        )
         out.extend(_cell_html(cell) for cell in cells)
         out.append("\n  </tr>")
     return mark_safe("".join(out))
