@@ -27,6 +27,7 @@ from leaderboard.pages.shortcuts import (
     PLOT_FORMATS,
     fmt,
     fmt_p,
+    need_choices,
     p_phrase,
     plot_response,
     problem_page,
@@ -169,8 +170,7 @@ def _need_choice(request: HttpRequest, ctx: dict, titles: dict[str, str]) -> dic
         "need_title": titles.get(chosen, ""),
         "need_note": note,
         "need_default": chosen != request.GET.get("need"),
-        # a menu up to a thousand needs; past that, a text box (7,000 options weigh 400 KB)
-        "need_choices": [(n, titles.get(n, "")) for n in needs] if len(needs) <= 1000 else None,
+        "need_choices": need_choices(needs, titles),
     }
 
 

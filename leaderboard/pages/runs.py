@@ -22,6 +22,7 @@ from leaderboard.pages.richtext import markdown_html
 from leaderboard.pages.shortcuts import (
     PLOT_FORMATS,
     fmt,
+    need_choices,
     plot_response,
     problem_page,
     validated,
@@ -153,7 +154,7 @@ def _need_figure(request: HttpRequest, result: Result, titles: dict[str, str]) -
     num_rel = result.num_relevant()
     needs = sorted(num_rel)
     if not needs:
-        return {"needs": [], "need": None, "need_svg": None}
+        return {"need": None, "need_svg": None}
     chosen = request.GET.get("need")
     note = None
     if chosen not in num_rel:
@@ -162,7 +163,7 @@ def _need_figure(request: HttpRequest, result: Result, titles: dict[str, str]) -
         chosen = next((n for n in needs if num_rel[n] > 0), needs[0])
     ranks, _ = result.need_ranks(chosen)
     return {
-        "needs": [(n, titles.get(n, "")) for n in needs],
+        "need_choices": need_choices(needs, titles),
         "need": chosen,
         "need_title": titles.get(chosen, ""),
         "need_note": note,

@@ -50,6 +50,16 @@ def p_phrase(p: float | None) -> str:
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
+# A need menu lists up to this many needs; past that, a text box (7,000 options weigh
+# 400 KB and take a quarter of a second to render).
+NEED_MENU = 1000
+
+
+def need_choices(needs: list[str], titles: dict[str, str]) -> list[tuple[str, str]] | None:
+    """A figure's need menu, (need id, title) each, or None past :data:`NEED_MENU` needs."""
+    return [(n, titles.get(n, "")) for n in needs] if len(needs) <= NEED_MENU else None
+
+
 PLOT_FORMATS = ("svg", "png")
 
 
