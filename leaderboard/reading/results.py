@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leaderboard.models import Result, Submission, final_runs
+from leaderboard.models import MeasureVector, Result, Submission, final_runs
 from leaderboard.models.benchmarks import canonical_measure
 from leaderboard.reading.boards import is_count, measure_label, measure_labels
 
@@ -89,14 +89,7 @@ def run_results(
         seen = Submission.objects.filter(pk__in=[r.pk for r in field]).scores_visible_to(viewer)
         kept = set(seen.values_list("pk", flat=True))
         field = [r for r in field if r.pk in kept]
-    stored = Result.objects.filter(
-        judgments_id=result.judgments_id, submission__in=[r.pk for r in field]
-    ).only("per_need", "submission_id")
-    columns = [
-        frame[measure].reindex(needs, fill_value=0.0).to_numpy(dtype=np.float64)
-        for frame in (r.per_need_frame() for r in stored)
-        if measure in frame.columns
-    ]
+    columns = _field_values(field, result, measure, needs)
     table = pd.DataFrame({"run": own[measure].to_numpy(dtype=np.float64)}, index=needs)
     if columns:
         values = np.vstack(columns)
@@ -105,6 +98,33 @@ def run_results(
     else:
         table["best"] = table["median"] = table["worst"] = np.nan
     return RunResults(run, result, measure, measures, table, field, field_name)
+
+
+def _field_values(field, result: Result, measure: str, needs: pd.Index) -> list[np.ndarray]:
+    """Each field run's per-need ``measure`` on ``result``'s judgments row, in ``needs``'
+    order. A tested measure's stored vector (``MeasureVector``: 56 KB at 7,000 needs, in the
+    row's need order) where ``needs`` is that order; else the run's whole per-need matrix
+    (~1 MB), a need it lacks scoring 0."""
+    stored = list(
+        Result.objects.filter(
+            judgments_id=result.judgments_id, submission__in=[r.pk for r in field]
+        ).values_list("pk", flat=True)
+    )
+    vectors = {}
+    if list(needs) == list(result.judgments.need_ids):
+        vectors = dict(
+            MeasureVector.objects.filter(result__in=stored, measure=measure).values_list(
+                "result_id", "values"
+            )
+        )
+    columns = [np.frombuffer(bytes(values), dtype=np.float64) for values in vectors.values()]
+    missing = [pk for pk in stored if pk not in vectors]
+    if missing:
+        for row in Result.objects.filter(pk__in=missing).only("per_need"):
+            frame = row.per_need_frame()
+            if measure in frame.columns:
+                columns.append(frame[measure].reindex(needs, fill_value=0.0).to_numpy(np.float64))
+    return columns
 
 
 def results_payload(results: RunResults) -> dict:

@@ -13,8 +13,11 @@ import numpy as np
 import pytest
 import time_machine
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from leaderboard.models import Phase, Submission, final_runs
+from leaderboard.models import Phase, Result, Submission, final_runs
+from leaderboard.reading.results import run_results
 from rrl import cli
 from rrl import client as rrl_client
 from tests.leaderboard.models.test_final_runs import CLOSES, DURING, OPENS
@@ -165,3 +168,22 @@ def test_rrl_results_prints_the_apis_table(client, field, participant, monkeypat
     assert "beside the final runs of the phase Test (3)" in out
     first = next(line for line in out.splitlines() if line.startswith(needs[0]))
     assert f"{best[0]:.4f}" in first
+
+
+def test_a_tested_measure_is_read_from_the_vectors_with_the_matrices_values(field):
+    """The field's values of a tested measure (map) come from the stored vectors, not the
+    runs' whole per-need matrices, and equal the matrices' column."""
+    _, runs = field
+    result = runs[0].current_result()
+    with CaptureQueriesContext(connection) as queries:
+        got = run_results(runs[0], result, "map")
+    assert not any('"per_need"' in query["sql"] for query in queries.captured_queries)
+    needs = got.table.index
+    columns = np.array([
+        Result.objects.get(submission=run, judgments=result.judgments)
+        .per_need_frame()["map"].reindex(needs, fill_value=0.0).to_numpy()
+        for run in got.field
+    ])  # fmt: skip
+    np.testing.assert_array_equal(got.table["best"], columns.max(axis=0))
+    np.testing.assert_array_equal(got.table["median"], np.median(columns, axis=0))
+    np.testing.assert_array_equal(got.table["worst"], columns.min(axis=0))
