@@ -11,7 +11,8 @@ from html import escape
 import numpy as np
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.utils.safestring import SafeString
+from django.template.defaultfilters import floatformat
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from leaderboard.pages.plots import INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
@@ -114,7 +115,21 @@ def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpRe
         "benchmark": run.benchmark,
         "lens": lens,
         "results": results,
-        "rows": results.rows(),
+        "rows": _rows_html(results.rows()),
         "figure": results_figure(results),
     }
     return validated(request, render(request, "campaigns/results.html", context), lens)
+
+
+def _rows_html(rows: list[dict]) -> SafeString:
+    """The table's rows, built in one pass (through the template engine its 7,000 rows
+    would be most of the page's time); numbers as the ``floatformat:4`` filter writes them."""
+    cells = ("run", "best", "median", "worst")
+    return mark_safe(
+        "".join(
+            f'\n    <tr><th scope="row">{escape(row["need_id"])}</th>'
+            + "".join(f"<td>{floatformat(row[key], 4)}</td>" for key in cells)
+            + "</tr>\n  "
+            for row in rows
+        )
+    )
