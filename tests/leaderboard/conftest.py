@@ -12,24 +12,19 @@ from django.core.management import call_command
 from tests import DEMO
 from tests.leaderboard.browsers import browser  # noqa: F401 (the Chromium fixture)
 from tests.leaderboard.buckets import bucket, s3_server  # noqa: F401 (a real S3 endpoint)
-from tests.leaderboard.workers import queue  # noqa: F401 (a test's own Celery queues)
+from tests.leaderboard.workers import (
+    end_other_sessions,
+    queue,  # noqa: F401 (a test's own Celery queues)
+)
 
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test database, with every other session on it ended before it is
-    dropped: a test server's request threads and the threads a test starts keep their
-    own connections, and PostgreSQL waits 5 s for them and then refuses the drop."""
+    dropped (``end_other_sessions``)."""
     yield
-    from django.db import connection
-
     with django_db_blocker.unblock():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                )
+        end_other_sessions()
 
 
 @pytest.fixture(autouse=True)

@@ -81,11 +81,23 @@ def end_worker_sessions() -> None:
     """End the sessions stopped workers left: a SIGKILLed worker's session can outlive it
     a moment, and the test database cannot be dropped while it lives. Only workers'
     sessions: this process's others (a live server's thread) are this run's to keep."""
+    _end_sessions("application_name = %s", [WORKER_SESSIONS])
+
+
+def end_other_sessions() -> None:
+    """End every session on the test database but this connection's, before it is dropped:
+    a test server's request threads and the threads a test starts keep their own
+    connections, and PostgreSQL waits 5 s for them and then refuses the drop."""
+    if connection.vendor == "postgresql":
+        _end_sessions("pid <> pg_backend_pid()", [])
+
+
+def _end_sessions(which: str, params: list) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND application_name = %s",
-            [WORKER_SESSIONS],
+            f" WHERE datname = current_database() AND {which}",
+            params,
         )
 
 
