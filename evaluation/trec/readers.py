@@ -32,7 +32,14 @@ from typing import BinaryIO
 
 import numpy as np
 
-from evaluation.trec.columnar import Run, header_warning, read_qrels, read_run
+from evaluation.trec.columnar import (
+    ParsedWriter,
+    Run,
+    header_warning,
+    read_qrels,
+    read_run,
+    read_run_table,
+)
 from evaluation.trec.need_ids import first_fields
 from evaluation.trec.parsing import (
     _RUN,
@@ -94,6 +101,7 @@ def check_run(
     judged: Collection[str] | None = None,
     every_line: bool = False,
     max_ratio: float | None = None,
+    parsed: BinaryIO | None = None,
 ) -> RunCheck:
     """Check the first ``max_lines`` content lines of a run (for an upload form).
 
@@ -122,11 +130,22 @@ def check_run(
     ``max_ratio``: a gzip stream whose content grows past ``max_ratio`` times the
     compressed bytes read so far (once past :data:`~evaluation.trec.sources.RATIO_FLOOR`)
     is refused there, without inflating the rest (see :class:`Decoded`).
+
+    ``parsed`` (with ``every_line``): a binary file the parsed lines are written to
+    (:class:`~evaluation.trec.columnar.ParsedWriter`), so that scoring reads them with
+    :func:`~evaluation.trec.columnar.read_parsed_run` instead of parsing the file again.
     """
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
             return check_run(
-                f, name or os.fspath(source), max_lines, max_bytes, judged, every_line, max_ratio
+                f,
+                name or os.fspath(source),
+                max_lines,
+                max_bytes,
+                judged,
+                every_line,
+                max_ratio,
+                parsed,
             )
     stream: BinaryIO = io.BytesIO(source) if isinstance(source, bytes) else source
     name = name or getattr(stream, "name", None) or "<stream>"
@@ -148,10 +167,14 @@ def check_run(
     check = RunCheck(None, [] if header is None else [header_warning(name, header)])
     body = head.split(b"\n", 1)[1] if skip and b"\n" in head else b"" if skip else head
     answered = _Answered(judged)
+    writer = ParsedWriter(parsed, header) if every_line and parsed is not None else None
     if ended:
         fields = first_fields(body + b"\n")
         check.need_ids = _decoded(fields)
         answered.add(fields)
+        if writer is not None:  # the head is the whole file: its lines parsed, as any
+            _EveryLine(name, head, writer).finish()
+            writer.close()
     elif max_bytes is not None:
         # past its head, a plain file within the limit has nothing to be refused for:
         # once a judged need is seen, the rest is not read (a gzip stream always is)
@@ -159,7 +182,7 @@ def check_run(
         may_stop = may_stop and not every_line
         needs, carry = first_fields(body), b""
         answered.add(needs)
-        rest = _EveryLine(name, head) if every_line else None
+        rest = _EveryLine(name, head, writer) if every_line else None
         piece = b"" if answered.found and may_stop else reader.read1(PIECE)
         while piece:  # Decoded counts and checks every byte; what the head left, first
             if rest is not None:
@@ -179,6 +202,8 @@ def check_run(
             _check_bytes(head, name)
         if rest is not None:
             rest.finish()
+            if writer is not None:
+                writer.close()
             seen = frozenset(rest.needs)
             answered.found = answered.judged is not None and not answered.judged.isdisjoint(seen)
             if not answered.found:
@@ -205,23 +230,33 @@ _FIRST_ON_LINE = re.compile(r"\(first on line (\d+)\)")
 
 class _EveryLine:
     """A run's lines, its head first, checked as :func:`read_run` checks a file
-    (:func:`~evaluation.trec.columnar.read_run`, on :data:`LINES_BYTES` at a
-    time), with the errors' line numbers counted from the start of the file."""
+    (:func:`~evaluation.trec.columnar.read_run_table`, on :data:`LINES_BYTES` at a
+    time), with the errors' line numbers counted from the start of the file; each
+    piece's table written to ``parsed`` when given. A piece's lines are copied once,
+    from the pieces read (a run's 292 MB pass through memory fewer times)."""
 
-    def __init__(self, name: str, head: bytes) -> None:
+    def __init__(self, name: str, head: bytes, parsed: ParsedWriter | None = None) -> None:
         self.name, self.before = name, 0  # lines of the file before the pending ones
         self.pending = bytearray(head)
         self.needs: set[str] = set()  # the need ids of the lines checked so far
+        self.parsed = parsed
 
     def add(self, piece: bytes) -> None:
-        self.pending += piece
-        if len(self.pending) < LINES_BYTES:
+        if len(self.pending) + len(piece) < LINES_BYTES:
+            self.pending += piece
             return
-        end = self.pending.rfind(b"\n") + 1
-        if end == 0:  # one line, longer than any may be: the explainer says so (raises)
-            self._check(bytes(self.pending[: MAX_LINE_LENGTH + 1]) + b"\n", explain=True)
-        self._check(bytes(self.pending[:end]))
-        del self.pending[:end]
+        end = piece.rfind(b"\n") + 1
+        if end == 0:  # no line ends in this piece: what is pending holds the lines
+            self.pending += piece
+            end = self.pending.rfind(b"\n") + 1
+            if end == 0:  # one line, longer than any may be: the explainer says so (raises)
+                self._check(bytes(self.pending[: MAX_LINE_LENGTH + 1]) + b"\n", explain=True)
+            lines = bytes(self.pending[:end])
+            del self.pending[:end]
+        else:
+            lines = b"".join((self.pending, memoryview(piece)[:end]))
+            self.pending = bytearray(memoryview(piece)[end:])
+        self._check(lines)
 
     def finish(self) -> None:
         self._check(bytes(self.pending))
@@ -231,9 +266,11 @@ class _EveryLine:
         # Bare newlines before and after the other lines (a bomb's filler, a run's
         # trailing blank lines) are counted, not parsed: the rest then usually takes
         # the reader's fast path, not its normalisation (~50 bytes held per byte).
-        body = lines.rstrip(b"\n")
-        lead = len(body) - len(body.lstrip(b"\n"))
-        body, before = body[lead:] + b"\n", self.before + lead
+        body, before = lines, self.before
+        if lines[:1] == b"\n" or lines[-2:] == b"\n\n" or lines[-1:] != b"\n":
+            body = lines.rstrip(b"\n")
+            lead = len(body) - len(body.lstrip(b"\n"))
+            body, before = body[lead:] + b"\n", self.before + lead
         try:
             if body == b"\n":
                 pass
@@ -242,7 +279,10 @@ class _EveryLine:
             elif explain or (before and run_header(body) is not None):  # a header is
                 _explain(body, self.name, _RUN, must_fail=True)  # line 1 of the file only
             elif _has_content(body):
-                self.needs.update(read_run(body, self.name).needs)
+                run, table = read_run_table(body, self.name)
+                self.needs.update(run.needs)
+                if self.parsed is not None:
+                    self.parsed.write(table)
             elif _longest_line(body) > MAX_LINE_LENGTH:  # blank or comment lines only
                 _explain(body, self.name, _RUN, must_fail=True)
         except TrecFormatError as error:
@@ -252,7 +292,8 @@ class _EveryLine:
                 lambda m: f"(first on line {int(m.group(1)) + before})", error.reason
             )
             raise TrecFormatError(self.name, error.line + before, reason) from None
-        self.before += lines.count(b"\n")
+        # numpy counts a megabyte of newlines several times faster than bytes.count
+        self.before += int(np.count_nonzero(np.frombuffer(lines, np.uint8) == 10))
 
 
 def _has_content(lines: bytes) -> bool:

@@ -80,6 +80,12 @@ class _Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def read(self, size: int = -1) -> bytes:
+        """The stream's own bytes, without the copy ``RawIOBase.read`` makes."""
+        if self._prefix or size is None or size < 0:
+            return super().read(size)
+        return self._stream.read(size)
+
     def readinto(self, buffer) -> int:  # type: ignore[override]
         if self._prefix:
             n = min(len(buffer), len(self._prefix))

@@ -149,6 +149,11 @@ def submission_path(instance: Submission, filename: str) -> str:
     return f"runs/{instance.benchmark.slug}/{instance.run_name}-{token}-{name}"
 
 
+def parsed_path(instance: Submission, filename: str) -> str:
+    """``parsed/<the run file's path under runs/>.arrow``: beside its run, by name."""
+    return f"parsed/{instance.file.name.removeprefix('runs/')}.arrow"
+
+
 class Submission(RunVisibility, RunHiding, QueuedRun, models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -202,6 +207,14 @@ class Submission(RunVisibility, RunHiding, QueuedRun, models.Model):
         help_text="The code that produced the run.",
     )
     file = models.FileField(upload_to=submission_path, max_length=300)
+    parsed = models.FileField(
+        upload_to=parsed_path,
+        max_length=320,
+        blank=True,
+        help_text="The run's lines as the upload check parsed them (Arrow IPC, lz4): "
+        "scoring reads these instead of parsing the file again; empty for a run stored "
+        "without them (a presigned upload), whose file is parsed.",
+    )
     original_name = models.CharField(
         max_length=255,
         blank=True,

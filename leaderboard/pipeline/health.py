@@ -31,7 +31,6 @@ from evaluation.health import (
     judged_ranks,
     pool_bias_of_ranks,
 )
-from evaluation.trec.columnar import read_run
 from leaderboard.models import (
     Benchmark,
     BenchmarkHealth,
@@ -43,8 +42,7 @@ from leaderboard.models import (
     Submission,
 )
 from leaderboard.models.visibility import open_board
-from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
-from leaderboard.pipeline.scoring import display_name, pool_qrels
+from leaderboard.pipeline.scoring import pool_qrels, read_submission
 
 TEST = "t"
 CORRECTION = "holm"
@@ -106,9 +104,7 @@ def _participant(submission: Submission) -> str:
 
 
 def _read_ranks(submission: Submission, qrels: QrelsIndex) -> JudgedRanks:
-    with local_copy(submission.file) as path:  # from the bucket when files are in S3
-        run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
-    return judged_ranks(qrels, run)
+    return judged_ranks(qrels, read_submission(submission))
 
 
 def _pool_ranks(results: list[Result], qrels: QrelsIndex) -> dict[str, JudgedRanks]:

@@ -20,10 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaluation.pooling import PoolRun, assessor_file, assessor_pairs, build_pool, top_of
-from evaluation.trec import read_run
 from leaderboard.models import Pool, final_runs
-from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes, save
-from leaderboard.pipeline.scoring import display_name, load_qrels
+from leaderboard.pipeline.files import save
+from leaderboard.pipeline.scoring import load_qrels, read_submission
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +40,7 @@ def build(pool: Pool, task_id: str) -> bool:
         names[key] = final.team_name
         run = final.submission
         ids[run.run_name] = run.pk
-        with local_copy(run.file) as path:
-            whole = read_run(path, name=display_name(run), max_bytes=max_uncompressed_bytes())
+        whole = read_submission(run)
         # only its top depth is kept while the next run is read
         runs.append(PoolRun(run.run_name, key, final.priority, top_of(whole, pool.depth)))
     built = build_pool(runs, pool.depth, pool.runs_per_team)

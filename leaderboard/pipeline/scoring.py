@@ -29,7 +29,14 @@ from evaluation.health import JudgedRanks, QrelsIndex
 from evaluation.measures import evaluate, relevant_ranks, stored_requests, summarise_needs
 from evaluation.trec import TrecFormatError
 from evaluation.trec.arrays import to_numpy
-from evaluation.trec.columnar import Qrels, needs_present, read_qrels_columns, read_run
+from evaluation.trec.columnar import (
+    Qrels,
+    Run,
+    needs_present,
+    read_parsed_run,
+    read_qrels_columns,
+    read_run,
+)
 from leaderboard.models import Judgments, MeasureVector, PoolRanks, Result, Submission
 from leaderboard.pipeline.coverage import coverage_warnings, depth_warnings, lines_per_need
 from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
@@ -77,6 +84,21 @@ def display_name(stored) -> str:
     return stored.original_name or os.path.basename(stored.file.name)
 
 
+def read_submission(submission: Submission) -> Run:
+    """The run's lines: read from the columns its upload check parsed (stored with it),
+    else parsed from its file (a run stored without them, or columns that cannot be
+    read: the file then also names a bad line). From the bucket, a temporary copy."""
+    name = display_name(submission)
+    if submission.parsed:
+        try:
+            with local_copy(submission.parsed) as path:
+                return read_parsed_run(path, name)
+        except (TrecFormatError, OSError, pa.ArrowException) as error:
+            log.warning("submission %s: parsing its file (%s)", submission.pk, error)
+    with local_copy(submission.file) as path:
+        return read_run(path, name=name, max_bytes=max_uncompressed_bytes())
+
+
 def load_qrels(judgments: Judgments) -> Qrels:
     """The judgments as the reader's columns, read once per worker (keyed by the file's
     hash, so a replaced file is never served stale)."""
@@ -94,9 +116,7 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     benchmark = submission.benchmark
     started = time.perf_counter()
     qrels = load_qrels(judgments)
-    with local_copy(submission.file) as path:  # from the bucket: a temporary copy
-        # the reader's columns, not a frame: evaluate scores them as they are
-        run = read_run(path, name=display_name(submission), max_bytes=max_uncompressed_bytes())
+    run = read_submission(submission)  # the reader's columns: evaluate scores them as they are
     read = time.perf_counter()
     run_needs, run_warnings = needs_present(run), run.warnings
     # the engine cuts each need at max_depth without a word: say how many needs it cut

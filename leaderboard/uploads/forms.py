@@ -14,7 +14,7 @@ from evaluation.trec import MAX_LINE_LENGTH, TrecFormatError, run_header
 from leaderboard.models import RUN_NAME_RE, Benchmark, Submission, run_name_validator
 from leaderboard.pipeline.coverage import none_answered
 from leaderboard.pipeline.files import sha256_of
-from leaderboard.uploads.handlers import check_upload
+from leaderboard.uploads.handlers import check_upload, keep_parsed, parsed_file
 
 
 def max_upload_bytes() -> int:
@@ -106,10 +106,12 @@ class SubmissionForm(forms.Form):
                 # is stored under, without a second pass after the check.
                 hashing = pool.submit(sha256_of_path, path) if path and not received else None
                 upload.seek(0)
+                parsed = parsed_file()
                 try:
-                    check = check_upload(upload, name)
+                    check = check_upload(upload, name, parsed)
                 finally:
                     upload.seek(0)
+                keep_parsed(upload, parsed, check)
                 received = received or (hashing.result() if hashing else None)
         if isinstance(check, TrecFormatError):
             raise forms.ValidationError(str(check)) from check

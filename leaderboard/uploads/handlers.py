@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import BinaryIO
 
 from django.conf import settings
+from django.core.files.uploadedfile import TemporaryUploadedFile
 from django.core.files.uploadhandler import (
     MemoryFileUploadHandler,
     TemporaryFileUploadHandler,
@@ -35,12 +36,17 @@ CHUNK_SIZE = 1 << 20
 PIECES_AHEAD = 8
 
 
-def check_upload(stream: BinaryIO, name: str) -> RunCheck | TrecFormatError:
+def check_upload(
+    stream: BinaryIO, name: str, parsed: TemporaryUploadedFile | None = None
+) -> RunCheck | TrecFormatError:
     """The check of an uploaded run, streamed to its end (1 MB at a time, a few MB of
     lines kept): every line by the engine's own rules, a gzip bomb refused once it
     expands past the size or the ratio limit, a broken gzip stream: what the worker
     would refuse is refused at upload. Returns the refusal rather than raising it, so
-    that a check run on a thread hands it over as it hands over a result."""
+    that a check run on a thread hands it over as it hands over a result.
+
+    ``parsed`` (:func:`parsed_file`): the parsed lines are written there, for scoring to
+    read instead of parsing the file again (it is stored with the run)."""
     try:
         return check_run(
             stream,
@@ -48,9 +54,28 @@ def check_upload(stream: BinaryIO, name: str) -> RunCheck | TrecFormatError:
             max_bytes=max_uncompressed_bytes(),
             every_line=True,
             max_ratio=settings.MAX_GZIP_RATIO,
+            parsed=parsed.file if parsed is not None else None,
         )
     except TrecFormatError as error:
         return error
+
+
+def parsed_file() -> TemporaryUploadedFile:
+    """A temporary file for a run's parsed lines (in ``FILE_UPLOAD_TEMP_DIR``; stored by
+    moving it, on local disk, and deleted when closed)."""
+    return TemporaryUploadedFile("parsed.arrow", "application/vnd.apache.arrow.stream", 0, None)
+
+
+def keep_parsed(upload, parsed: TemporaryUploadedFile, check: RunCheck | TrecFormatError) -> None:
+    """Hand ``parsed`` over with ``upload`` (``upload.parsed``) once the check passed;
+    a refused file's is deleted now."""
+    if isinstance(check, TrecFormatError):
+        parsed.close()
+        return
+    parsed.file.flush()
+    parsed.size = parsed.file.tell()
+    parsed.seek(0)
+    upload.parsed = parsed
 
 
 class MemoryUploadHandler(MemoryFileUploadHandler):
@@ -92,6 +117,23 @@ class Pieces(io.RawIOBase):
             self._pieces.clear()
             self._changed.notify_all()
 
+    def read(self, size: int = -1) -> bytes:
+        """The next piece itself when it fits in ``size`` (no copy), else its first bytes."""
+        if size is None or size < 0:
+            return super().read(size)
+        with self._changed:
+            self._changed.wait_for(lambda: self._pieces or self._ended or self._abandoned)
+            if not self._pieces:
+                return b""
+            piece = self._pieces[0]
+            if len(piece) <= size:
+                self._pieces.popleft()
+                self._changed.notify_all()
+                whole = isinstance(piece.obj, bytes) and len(piece) == len(piece.obj)
+                return piece.obj if whole else bytes(piece)
+            self._pieces[0] = piece[size:]
+            return bytes(piece[:size])
+
     def readinto(self, buffer) -> int:  # type: ignore[override]
         with self._changed:
             self._changed.wait_for(lambda: self._pieces or self._ended or self._abandoned)
@@ -124,6 +166,7 @@ class HashingUploadHandler(TemporaryFileUploadHandler):
         self._hashing = ThreadPoolExecutor(1, thread_name_prefix="upload-hash")
         self._pending: Future | None = None
         self._pieces = Pieces()
+        self._parsed = parsed_file()
         self._checking = ThreadPoolExecutor(1, thread_name_prefix="upload-check")
         # the name the form gives the file (UploadedFile.name: the base name, cut short)
         name = os.path.basename(self.file.name or "run")
@@ -131,7 +174,7 @@ class HashingUploadHandler(TemporaryFileUploadHandler):
 
     def _check_pieces(self, name: str) -> RunCheck | TrecFormatError:
         try:
-            return check_upload(self._pieces, name)
+            return check_upload(self._pieces, name, self._parsed)
         finally:
             self._pieces.abandon()  # whatever is still sent is not waited on
 
@@ -148,12 +191,15 @@ class HashingUploadHandler(TemporaryFileUploadHandler):
         upload = super().file_complete(file_size)
         upload.digest = (self._digest.hexdigest(), self._size)
         upload.check = self._check.result()
+        keep_parsed(upload, self._parsed, upload.check)
         return upload
 
     def upload_interrupted(self) -> None:
         if hasattr(self, "_pieces"):
             self._pieces.abandon()  # the check sees the end now, not the pieces queued
         self._finish()
+        if hasattr(self, "_parsed"):
+            self._parsed.close()
         super().upload_interrupted()
 
     def _finish(self) -> None:

@@ -68,6 +68,24 @@ def receive_run(
     if refusal:
         return Outcome(403, refusal=refusal)
     form = SubmissionForm(request.POST, request.FILES, benchmark=benchmark)
+    try:
+        return _store_valid(form, request, benchmark, user, refuse_identical, started)
+    finally:  # stored by now (moved, on local disk), or not to be stored
+        parsed = getattr(request.FILES.get("file"), "parsed", None)
+        if parsed is not None:
+            parsed.close()
+
+
+def _store_valid(
+    form: SubmissionForm,
+    request: HttpRequest,
+    benchmark: Benchmark,
+    user,
+    refuse_identical: bool,
+    started: dt.datetime,
+) -> Outcome:
+    """:func:`receive_run` once the form is made: validate it, refuse an identical file
+    (with ``refuse_identical``), store and queue."""
     if not form.is_valid():
         upload = request.FILES.get("file")
         too_large = upload is not None and upload.size > max_upload_bytes()
@@ -162,20 +180,29 @@ def store_run(
                 submission.file.name = stored_name
             else:  # submission_path makes the stored name short and safe from this one
                 save(submission.file, _gz_suffixed(upload), upload)
+                parsed = getattr(upload, "parsed", None)
+                if parsed is not None:  # what the check parsed: scoring reads it
+                    save(submission.parsed, parsed.name, parsed)
             try:
                 with transaction.atomic():
                     submission.save()
             except IntegrityError:  # another user's upload took the name meanwhile
                 form.add_error("run_name", ValidationError(taken, code=RUN_NAME_TAKEN))
                 if not stored_name:
-                    discard(submission.file.storage, submission.file.name)
+                    _discard_files(submission)
                 return None, 400
             queue_scoring(submission)
         except BaseException:
             if not stored_name:  # no orphan file; a presigned upload's object stays
-                discard(submission.file.storage, submission.file.name)  # (confirm again)
+                _discard_files(submission)  # (confirm again)
             raise
     return submission, 201
+
+
+def _discard_files(submission: Submission) -> None:
+    """Delete the run's stored file and parsed lines (best effort): no orphan is left."""
+    discard(submission.file.storage, submission.file.name)
+    discard(submission.parsed.storage, submission.parsed.name)
 
 
 def _gz_suffixed(upload) -> str:

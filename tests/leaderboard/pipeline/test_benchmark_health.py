@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from evaluation.health import JudgedRanks, minimum_detectable_difference, residual_variance
 from leaderboard.celery import route
 from leaderboard.models import Benchmark, BenchmarkHealth, PoolRanks, Submission
-from leaderboard.pipeline import health, tasks
+from leaderboard.pipeline import health, scoring, tasks
 from leaderboard.pipeline.scoring import pool_qrels
 
 
@@ -160,7 +160,7 @@ def test_scoring_stores_the_judged_ranks_and_pool_bias_reads_no_run_file(demo, m
     def no_file(*args, **kwargs):
         raise AssertionError("a run file was read")
 
-    monkeypatch.setattr(health, "local_copy", no_file)
+    monkeypatch.setattr(scoring, "local_copy", no_file)  # read_submission's
     assert health.compute(demo.pk, demo.current_judgments_id).data["pool_bias"] == expected
     assert expected["participants"] == 2 and len(expected["runs"]) == 2
 

@@ -58,7 +58,10 @@ def test_an_uploaded_run_goes_to_the_bucket_not_to_local_disk(
     assert response.status_code == 302
     submission = Submission.objects.get()
     assert submission.file.name.startswith("runs/library/system-B-")
-    assert bucket.keys() == sorted([judgments.file.name, submission.file.name])
+    assert submission.parsed.name.startswith("parsed/library/system-B-")
+    assert bucket.keys() == sorted(
+        [judgments.file.name, submission.file.name, submission.parsed.name]
+    )
     assert bucket.read(submission.file.name) == RUN_B
     assert files_under(settings.MEDIA_ROOT) == []
     # scored (in-process here) from the bucket

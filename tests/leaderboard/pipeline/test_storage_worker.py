@@ -72,9 +72,11 @@ def test_a_worker_with_another_media_root_scores_a_run_stored_in_the_bucket(
     assert round(submission.current_result().summary["map"], 3) == 0.740
     assert submission.task_id != "eager"
     # only the bucket was shared: neither "host" has the files on its disk
-    assert submission.file.name in bucket.keys()
+    assert {submission.file.name, submission.parsed.name} <= set(bucket.keys())
     assert files_under(settings.MEDIA_ROOT) == [] and files_under(worker.media) == []
-    assert log_lines(worker, f"fetched {submission.file.name} from the file store")
+    # the worker fetched the run's parsed lines, not its file
+    assert log_lines(worker, f"fetched {submission.parsed.name} from the file store")
+    assert not log_lines(worker, f"fetched {submission.file.name} from the file store")
 
 
 def test_each_worker_fetches_the_judgments_once_for_many_runs(

@@ -47,9 +47,10 @@ def test_an_interrupted_upload_leaves_no_file_and_no_thread():
     handler = _handler()
     handler.receive_data_chunk(b"q1 Q0 d1 1 2.5 bm25\n", 0)
     path = handler.file.temporary_file_path()
-    assert os.path.exists(path)
+    parsed = handler._parsed.temporary_file_path()  # where the check writes its parse
+    assert os.path.exists(path) and os.path.exists(parsed)
     handler.upload_interrupted()
-    assert not os.path.exists(path)
+    assert not os.path.exists(path) and not os.path.exists(parsed)
     assert handler._hashing._shutdown and handler._checking._shutdown
 
 
