@@ -11,12 +11,11 @@ from html import escape
 import numpy as np
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.template.defaultfilters import floatformat
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from leaderboard.pages.plots import INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
-from leaderboard.pages.shortcuts import problem_page, validated
+from leaderboard.pages.shortcuts import fmt, problem_page, validated
 from leaderboard.reading.boards import measure_label
 from leaderboard.reading.exports import _csv, _number
 from leaderboard.reading.lenses import lens_for
@@ -123,12 +122,13 @@ def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpRe
 
 def _rows_html(rows: list[dict]) -> SafeString:
     """The table's rows, built in one pass (through the template engine its 7,000 rows
-    would be most of the page's time); numbers as the ``floatformat:4`` filter writes them."""
+    would be most of the page's time); numbers with trec_eval's four decimals, a dash
+    where the field has no value, as every page writes them (``fmt``)."""
     cells = ("run", "best", "median", "worst")
     return mark_safe(
         "".join(
             f'\n    <tr><th scope="row">{escape(row["need_id"])}</th>'
-            + "".join(f"<td>{floatformat(row[key], 4)}</td>" for key in cells)
+            + "".join(f"<td>{fmt(row[key])}</td>" for key in cells)
             + "</tr>\n  "
             for row in rows
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import re
 
 import httpx
 import numpy as np
@@ -17,6 +18,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from leaderboard.models import Phase, Result, Submission, final_runs
+from leaderboard.pages.shortcuts import fmt
 from leaderboard.reading.results import run_results
 from rrl import cli
 from rrl import client as rrl_client
@@ -105,6 +107,21 @@ def test_best_median_worst_are_numpys_over_the_final_runs(client, field, partici
     assert api["measure"] == "P_10"
     np.testing.assert_array_equal([n["median"] for n in api["needs"]], median10)
     np.testing.assert_array_equal([n["best"] for n in api["needs"]], best10)
+
+
+def test_the_table_writes_the_api_s_values_as_trec_eval_prints_them(client, field, participant):
+    """Four decimals rounded from the double, as trec_eval's ``%.4f`` (the leaderboard's
+    and the comparison's ``fmt``), a dash for no value: one number format on every page."""
+    _, runs = field
+    client.force_login(participant)
+    api = client.get(f"/api/submissions/{runs[2].pk}/results/?measure=map").json()
+    html = client.get(f"/submissions/{runs[2].pk}/results/?measure=map").content.decode()
+    cells = re.findall(r'<tr><th scope="row">([^<]*)</th>' + "<td>([^<]*)</td>" * 4, html)
+    keys = ("run", "best", "median", "worst")
+    assert cells == [(n["need_id"], *(fmt(n[k]) for k in keys)) for n in api["needs"]]
+    assert len(cells) == len(api["needs"]) > 0
+    assert any(not value.endswith("0") for row in cells for value in row[1:])  # not all round
+    assert (fmt(0.12345), fmt(None), fmt(float("nan"))) == ("0.1235", "—", "—")
 
 
 def test_the_page_draws_the_table_and_the_plot_and_the_csv_matches(client, field, participant):
