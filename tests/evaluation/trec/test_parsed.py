@@ -75,6 +75,8 @@ LAYOUTS = {
     ),
     "tags": b"".join(many_lines(30_000)) + b"".join(many_lines(30_000, b"other", 30_000)),
     "gzip": gzip.compress(b"".join(many_lines(60_000))),
+    "small-whole-in-the-head": b"qid Q0 docno rank score tag\n\n# c\nq1 Q0 d1 1 2.5 t\n"
+    b"q1 Q0 d2 x 1.5 t\nq2  Q0\td3 1 0.5 u\n\n",
 }
 
 
