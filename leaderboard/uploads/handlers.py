@@ -135,19 +135,9 @@ class Pieces(io.RawIOBase):
             return bytes(piece[:size])
 
     def readinto(self, buffer) -> int:  # type: ignore[override]
-        with self._changed:
-            self._changed.wait_for(lambda: self._pieces or self._ended or self._abandoned)
-            if not self._pieces:
-                return 0
-            piece = self._pieces[0]
-            n = min(len(buffer), len(piece))
-            buffer[:n] = piece[:n]
-            if n == len(piece):
-                self._pieces.popleft()
-                self._changed.notify_all()
-            else:
-                self._pieces[0] = piece[n:]
-            return n
+        piece = self.read(len(buffer))
+        buffer[: len(piece)] = piece
+        return len(piece)
 
 
 class HashingUploadHandler(TemporaryFileUploadHandler):
