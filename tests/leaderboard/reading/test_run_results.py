@@ -18,6 +18,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from leaderboard.models import Phase, Result, Submission, final_runs
+from leaderboard.pages.campaigns import _rows_html
 from leaderboard.pages.shortcuts import fmt
 from leaderboard.reading.results import run_results
 from rrl import cli
@@ -122,6 +123,16 @@ def test_the_table_writes_the_api_s_values_as_trec_eval_prints_them(client, fiel
     assert len(cells) == len(api["needs"]) > 0
     assert any(not value.endswith("0") for row in cells for value in row[1:])  # not all round
     assert (fmt(0.12345), fmt(None), fmt(float("nan"))) == ("0.1235", "—", "—")
+
+
+def test_a_row_is_written_as_trec_eval_prints_where_decimal_rounding_differs():
+    """0.00015 is stored just below the tie: trec_eval's %.4f prints 0.0001, where Django's
+    floatformat (half-up on the shortest decimal) wrote 0.0002; no value is a dash."""
+    row = {"need_id": "q<1>", "run": 0.00015, "best": 0.5, "median": None, "worst": 0.0}
+    assert str(_rows_html([row])).strip() == (
+        '<tr><th scope="row">q&lt;1&gt;</th>'
+        "<td>0.0001</td><td>0.5000</td><td>—</td><td>0.0000</td></tr>"
+    )
 
 
 def test_the_page_draws_the_table_and_the_plot_and_the_csv_matches(client, field, participant):
