@@ -25,21 +25,12 @@ from __future__ import annotations
 
 import io
 import os
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-import numpy as np
-
-from evaluation.trec.columnar import (
-    ParsedWriter,
-    Run,
-    header_warning,
-    read_qrels,
-    read_run,
-    read_run_table,
-)
+from evaluation.trec.columnar import ParsedWriter, Run, header_warning, read_qrels, read_run
+from evaluation.trec.every_line import EveryLine
 from evaluation.trec.need_ids import first_fields
 from evaluation.trec.parsing import (
     _RUN,
@@ -173,7 +164,7 @@ def check_run(
         check.need_ids = _decoded(fields)
         answered.add(fields)
         if writer is not None:  # the head is the whole file: its lines parsed, as any
-            _EveryLine(name, head, writer).finish()
+            EveryLine(name, head, writer).finish()
             writer.close()
     elif max_bytes is not None:
         # past its head, a plain file within the limit has nothing to be refused for:
@@ -182,26 +173,31 @@ def check_run(
         may_stop = may_stop and not every_line
         needs, carry = first_fields(body), b""
         answered.add(needs)
-        rest = _EveryLine(name, head, writer) if every_line else None
-        piece = b"" if answered.found and may_stop else reader.read1(PIECE)
-        while piece:  # Decoded counts and checks every byte; what the head left, first
+        rest = EveryLine(name, head, writer) if every_line else None
+        try:
+            piece = b"" if answered.found and may_stop else reader.read1(PIECE)
+            while piece:  # Decoded counts and checks every byte; what the head left, first
+                if rest is not None:
+                    rest.add(piece)  # the parse of every line gives the need ids too
+                blank = blank and piece.isspace()  # the same six bytes, 8x faster than strip
+                if rest is None and not answered.found:
+                    lines = carry + piece
+                    end = lines.rfind(b"\n") + 1
+                    found = first_fields(lines[:end])
+                    answered.add(found - needs)
+                    needs |= found
+                    carry = lines[end:][: MAX_LINE_LENGTH + 1]  # a longer line fails read_run
+                    if answered.found and may_stop:
+                        break
+                piece = decoded.read(PIECE)
+            if blank:  # more blank lines than the head keeps, and nothing else
+                _check_bytes(head, name)
             if rest is not None:
-                rest.add(piece)  # the parse of every line gives the need ids too
-            blank = blank and piece.isspace()  # the same six bytes, 8x faster than strip
-            if rest is None and not answered.found:
-                lines = carry + piece
-                end = lines.rfind(b"\n") + 1
-                found = first_fields(lines[:end])
-                answered.add(found - needs)
-                needs |= found
-                carry = lines[end:][: MAX_LINE_LENGTH + 1]  # a longer line fails read_run
-                if answered.found and may_stop:
-                    break
-            piece = decoded.read(PIECE)
-        if blank:  # more blank lines than the head keeps, and nothing else
-            _check_bytes(head, name)
+                rest.finish()
+        finally:  # a refusal, a bomb, a broken stream: the check threads end too
+            if rest is not None:
+                rest.close()
         if rest is not None:
-            rest.finish()
             if writer is not None:
                 writer.close()
             seen = frozenset(rest.needs)
@@ -218,101 +214,6 @@ def check_run(
             answered.judged = None  # the rest might: not known
     check.answers = None if answered.judged is None else answered.found
     return check
-
-
-# every_line checks whole lines this many bytes at a time (a line with no end within them
-# is longer than any line may be: its first bytes are checked, and fail). Small, since a
-# piece of irregular lines (blank lines between them) goes through the normalisation,
-# which holds ~50 bytes per byte of it; pieces of blank lines only are not parsed.
-LINES_BYTES = PIECE
-_FIRST_ON_LINE = re.compile(r"\(first on line (\d+)\)")
-
-
-class _EveryLine:
-    """A run's lines, its head first, checked as :func:`read_run` checks a file
-    (:func:`~evaluation.trec.columnar.read_run_table`, on :data:`LINES_BYTES` at a
-    time), with the errors' line numbers counted from the start of the file; each
-    piece's table written to ``parsed`` when given. A piece's lines are copied once,
-    from the pieces read (a run's 292 MB pass through memory fewer times)."""
-
-    def __init__(self, name: str, head: bytes, parsed: ParsedWriter | None = None) -> None:
-        self.name, self.before = name, 0  # lines of the file before the pending ones
-        self.pending = bytearray(head)
-        self.needs: set[str] = set()  # the need ids of the lines checked so far
-        self.parsed = parsed
-
-    def add(self, piece: bytes) -> None:
-        if len(self.pending) + len(piece) < LINES_BYTES:
-            self.pending += piece
-            return
-        end = piece.rfind(b"\n") + 1
-        if end == 0:  # no line ends in this piece: what is pending holds the lines
-            self.pending += piece
-            end = self.pending.rfind(b"\n") + 1
-            if end == 0:  # one line, longer than any may be: the explainer says so (raises)
-                self._check(bytes(self.pending[: MAX_LINE_LENGTH + 1]) + b"\n", explain=True)
-            lines = bytes(self.pending[:end])
-            del self.pending[:end]
-        else:
-            lines = b"".join((self.pending, memoryview(piece)[:end]))
-            self.pending = bytearray(memoryview(piece)[end:])
-        self._check(lines)
-
-    def finish(self) -> None:
-        self._check(bytes(self.pending))
-        self.pending.clear()
-
-    def _check(self, lines: bytes, explain: bool = False) -> None:
-        # Bare newlines before and after the other lines (a bomb's filler, a run's
-        # trailing blank lines) are counted, not parsed: the rest then usually takes
-        # the reader's fast path, not its normalisation (~50 bytes held per byte).
-        body, before = lines, self.before
-        if lines[:1] == b"\n" or lines[-2:] == b"\n\n" or lines[-1:] != b"\n":
-            body = lines.rstrip(b"\n")
-            lead = len(body) - len(body.lstrip(b"\n"))
-            body, before = body[lead:] + b"\n", self.before + lead
-        try:
-            if body == b"\n":
-                pass
-            elif explain and b"\0" in body:  # the reader looks for NUL bytes first
-                _check_bytes(body, self.name)
-            elif explain or (before and run_header(body) is not None):  # a header is
-                _explain(body, self.name, _RUN, must_fail=True)  # line 1 of the file only
-            elif _has_content(body):
-                run, table = read_run_table(body, self.name)
-                self.needs.update(run.needs)
-                if self.parsed is not None:
-                    self.parsed.write(table)
-            elif _longest_line(body) > MAX_LINE_LENGTH:  # blank or comment lines only
-                _explain(body, self.name, _RUN, must_fail=True)
-        except TrecFormatError as error:
-            if error.line is None:
-                raise
-            reason = _FIRST_ON_LINE.sub(
-                lambda m: f"(first on line {int(m.group(1)) + before})", error.reason
-            )
-            raise TrecFormatError(self.name, error.line + before, reason) from None
-        # numpy counts a megabyte of newlines several times faster than bytes.count
-        self.before += int(np.count_nonzero(np.frombuffer(lines, np.uint8) == 10))
-
-
-def _has_content(lines: bytes) -> bool:
-    """Whether some line is neither blank nor a comment (vectorised: a piece of blank
-    lines costs a few numpy passes, not a parse; a piece whose first line has content,
-    as nearly every piece of a run does, costs none)."""
-    first = lines.lstrip(_WHITESPACE + b"\n")[:1]
-    if first and first != b"#":
-        return True
-    if not first:
-        return False
-    squeezed = np.frombuffer(b"\n" + lines.translate(None, _WHITESPACE), np.uint8)
-    after_newline = squeezed[1:][squeezed[:-1] == 10]
-    return bool(((after_newline != 10) & (after_newline != 35)).any())
-
-
-def _longest_line(lines: bytes) -> int:
-    ends = np.flatnonzero(np.frombuffer(lines + b"\n", np.uint8) == 10)
-    return int(np.diff(ends, prepend=-1).max()) - 1
 
 
 class _Answered:

@@ -75,6 +75,12 @@ def in_background(work: Callable[[], T]) -> Callable[[], T]:
     return wait
 
 
+def checkers() -> int:
+    """Threads that check a streamed file's pieces at once: two where the machine has
+    two CPUs (Arrow's parse and numpy's passes let go of the GIL), else one."""
+    return min(_cpus(), 2)
+
+
 def _cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))

@@ -15,7 +15,7 @@ status, the participant's own runs and what the owner may do to one
 - ``owners``: the owner's edit, hide/unhide and withdraw pages (thin: the model acts).
 - ``middleware``: when a request began (before its body arrived), for the phases' grace.
 - ``handlers``: the upload handlers (settings' ``FILE_UPLOAD_HANDLERS``): 1 MB pieces, a
-  file spooled to disk hashed on one thread and checked on another as it arrives.
+  file spooled to disk hashed on one thread and checked (two pieces at a time) as it arrives.
 
 May import ``leaderboard.models``, ``leaderboard.pipeline`` (to queue scoring and comparisons) and the
 pages' shortcuts; never the API.

@@ -3,9 +3,10 @@
 Django's own handlers read a multipart body 64 KB at a time (the smallest of their chunk
 sizes), and the upload form then read the spooled file again to hash and check it. Here
 each piece, as it is written to the temporary file, is also hashed on one thread and
-checked on another (``check_run``, every line, as the form would check it): hashlib,
-Arrow's parse and the write let the GIL go, so the check ends soon after the last byte
-arrives instead of starting then, and the file is read from the socket only. A file
+checked on another (``check_run``, every line, as the form would check it, two pieces
+at a time on a machine with two cores): hashlib, Arrow's parse and the write let the GIL
+go, so the check ends soon after the last byte arrives instead of starting then, and
+the file is read from the socket only. A file
 that is no run (a qrels or needs file posted to another form) fails the check on its
 first lines, and the rest of it is then not parsed.
 """

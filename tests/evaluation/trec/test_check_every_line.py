@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import gzip
 import io
+import threading
 
 import pytest
 
+import evaluation.trec.every_line as every_line
 from evaluation.trec import TrecFormatError, check_run, read_run
 from tests.hostile import gzip_bomb
 
@@ -146,3 +148,49 @@ def test_a_long_blank_or_comment_line_is_refused_as_read_run_refuses_it(long):
         read_run(data, "run.txt")
     assert str(read.value) == "run.txt:1501: line longer than 10000 characters"
     assert refusal(data) == str(read.value)
+
+
+def check_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("run-check")]
+
+
+def test_the_first_bad_line_is_refused_when_a_later_piece_fails_first(monkeypatch):
+    """Pieces are checked two at a time and taken back in file order: here the later
+    piece's bad line is found first (the earlier piece's check waits for it), and the
+    earlier one is still the line refused, as read_run refuses it."""
+    early, late = b"n12 Q0 doc-x 34 abc tag\n", b"n40 Q0 doc-y 34 xyz tag\n"
+    data = b"".join(lines(120_000))  # ~3.6 MB: pieces of 1 MB
+    data = data.replace(lines(120_000)[39_999], early).replace(lines(120_000)[79_999], late)
+    later_failed = threading.Event()
+    real = every_line.read_run_table
+
+    def read_run_table(body: bytes, name: str):
+        if early in body:  # the earlier piece: parsed once the later one has failed
+            assert later_failed.wait(timeout=60)
+        try:
+            return real(body, name)
+        finally:
+            if late in body:
+                later_failed.set()
+
+    monkeypatch.setattr(every_line, "checkers", lambda: 2)
+    monkeypatch.setattr(every_line, "read_run_table", read_run_table)
+    assert refusal(data) == "run.txt:40000: score 'abc' is not a number"
+    assert later_failed.is_set()
+    with pytest.raises(TrecFormatError, match=r"^run\.txt:40000: "):
+        read_run(data, "run.txt")
+    assert not check_threads()
+
+
+@pytest.mark.parametrize("refused", ["bad-line", "bomb"])
+def test_a_refused_run_leaves_no_check_thread_behind(refused):
+    """The check's threads end with the check, whether a piece's line or the stream
+    (a bomb's ratio, read while pieces are being checked) refused the file."""
+    if refused == "bad-line":
+        data = with_line(60_000, b"n12 Q0 doc-x 34 abc tag\n", count=150_000)
+        assert refusal(data).startswith("run.txt:60000: ")
+    else:
+        bomb = gzip_bomb(1024, head=b"".join(lines(100_000)), members=True)
+        with pytest.raises(TrecFormatError, match="expands more than 100 times"):
+            check_run(bomb, "bomb.gz", max_bytes=4 << 30, every_line=True, max_ratio=100)
+    assert not check_threads()

@@ -290,7 +290,7 @@ def test_one_of_several_users_racing_for_a_name_gets_it_and_none_a_500(library, 
 
     monkeypatch.setattr(receiving, "queue_scoring", lambda submission: None)
     users = [get_user_model().objects.create_user(f"racer{i}") for i in range(6)]
-    barrier = threading.Barrier(6)
+    barrier = threading.Barrier(6, timeout=60)  # a thread that fails first breaks it
 
     def upload(i: int) -> int:
         client = Client()
