@@ -159,8 +159,9 @@ def test_the_first_bad_line_is_refused_when_a_later_piece_fails_first(monkeypatc
     piece's bad line is found first (the earlier piece's check waits for it), and the
     earlier one is still the line refused, as read_run refuses it."""
     early, late = b"n12 Q0 doc-x 34 abc tag\n", b"n40 Q0 doc-y 34 xyz tag\n"
-    data = b"".join(lines(120_000))  # ~3.6 MB: pieces of 1 MB
-    data = data.replace(lines(120_000)[39_999], early).replace(lines(120_000)[79_999], late)
+    body = lines(120_000)  # ~3.6 MB: pieces of 1 MB
+    body[39_999], body[79_999] = early, late
+    data = b"".join(body)
     later_failed = threading.Event()
     real = every_line.read_run_table
 
