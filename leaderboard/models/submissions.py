@@ -213,7 +213,7 @@ class Submission(RunVisibility, RunHiding, QueuedRun, models.Model):
         blank=True,
         help_text="The run's lines as the upload check parsed them (Arrow IPC, lz4): "
         "scoring reads these instead of parsing the file again; empty for a run stored "
-        "without them (a presigned upload), whose file is parsed.",
+        "without them, whose file is parsed.",
     )
     original_name = models.CharField(
         max_length=255,

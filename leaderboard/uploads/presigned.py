@@ -9,7 +9,8 @@ Confirming checks the object from the bucket exactly as the upload form checks a
 file (``SubmissionForm``: size limit, every line streamed through the engine's
 ``check_run`` so a gzip bomb is refused once it expands past ``MAX_UNCOMPRESSED_MB``,
 the run's needs against the judged ones, the run name), then stores the ``Submission``
-(daily limit under the same row lock as a posted upload) and queues its scoring. An
+(daily limit under the same row lock as a posted upload) with the lines the check parsed
+(scoring reads those, not the object) and queues its scoring. An
 object that fails a check is deleted and the reasons come back as ``file:line: reason``.
 A confirmation sent twice returns the same run. Uploads never confirmed are deleted,
 object and row, by ``discard_expired``.
@@ -240,19 +241,25 @@ def _check_and_store(user, pending: PendingUpload) -> Submission:
                 f"the limit is {settings.MAX_UPLOAD_MB} MB.",
             )
         with local_copy((storage, pending.key)) as path, open(path, "rb") as handle:
+            upload = UploadedFile(handle, name=name, size=size)
             form = SubmissionForm(
                 {"run_name": pending.run_name, "description": pending.description},
-                {"file": UploadedFile(handle, name=name, size=size)},
+                {"file": upload},
                 benchmark=pending.benchmark,
             )
-            if not form.is_valid():
-                _drop(pending)
-                if "file" in form.errors:
-                    refusals.count(user)
-                raise UploadRefused(400, *_messages(form))
-            submission, status = store_run(
-                user, pending.benchmark, form, pending.created, stored_name=pending.key
-            )
+            try:
+                if not form.is_valid():
+                    _drop(pending)
+                    if "file" in form.errors:
+                        refusals.count(user)
+                    raise UploadRefused(400, *_messages(form))
+                # the object is stored already: its parsed lines and the row are written
+                submission, status = store_run(
+                    user, pending.benchmark, form, pending.created, stored_name=pending.key
+                )
+            finally:  # the check's parse, in a temporary file: stored or not, it goes
+                if getattr(upload, "parsed", None) is not None:
+                    upload.parsed.close()
     except FileNotFoundError as error:
         raise UploadRefused(409, f"{name}: nothing was uploaded to the URL yet.") from error
     except StorageUnavailable as error:

@@ -135,7 +135,7 @@ def store_run(
     """Store and queue the run; or add an error and give the status code to answer with.
 
     ``stored_name``: the file is already in the storage under that name (a presigned
-    upload, checked from the bucket), so only the row is written.
+    upload, checked from the bucket), so only its parsed lines and the row are written.
 
     The user's row is locked while counting, so two concurrent uploads cannot both take
     the last slot of the day. The file is stored (in the bucket, or under MEDIA_ROOT)
@@ -180,28 +180,29 @@ def store_run(
                 submission.file.name = stored_name
             else:  # submission_path makes the stored name short and safe from this one
                 save(submission.file, _gz_suffixed(upload), upload)
-                parsed = getattr(upload, "parsed", None)
-                if parsed is not None:  # what the check parsed: scoring reads it
-                    save(submission.parsed, parsed.name, parsed)
+            parsed = getattr(upload, "parsed", None)
+            if parsed is not None:  # what the check parsed: scoring reads it
+                save(submission.parsed, parsed.name, parsed)
             try:
                 with transaction.atomic():
                     submission.save()
             except IntegrityError:  # another user's upload took the name meanwhile
                 form.add_error("run_name", ValidationError(taken, code=RUN_NAME_TAKEN))
-                if not stored_name:
-                    _discard_files(submission)
+                _discard_files(submission, keep_file=bool(stored_name))
                 return None, 400
             queue_scoring(submission)
         except BaseException:
-            if not stored_name:  # no orphan file; a presigned upload's object stays
-                _discard_files(submission)  # (confirm again)
+            # no orphan file; a presigned upload's object stays (confirm again)
+            _discard_files(submission, keep_file=bool(stored_name))
             raise
     return submission, 201
 
 
-def _discard_files(submission: Submission) -> None:
-    """Delete the run's stored file and parsed lines (best effort): no orphan is left."""
-    discard(submission.file.storage, submission.file.name)
+def _discard_files(submission: Submission, keep_file: bool = False) -> None:
+    """Delete the run's stored parsed lines and, unless ``keep_file``, its file (best
+    effort): no orphan is left."""
+    if not keep_file:
+        discard(submission.file.storage, submission.file.name)
     discard(submission.parsed.storage, submission.parsed.name)
 
 

@@ -51,13 +51,23 @@ def test_a_run_put_to_the_presigned_url_is_confirmed_stored_and_scored(
     key = key_of(upload)
     assert bucket.read(key) == RUN_B
 
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks(execute=False) as queued:
         submission = confirm_upload(participant, upload.token)
     submission.refresh_from_db()
     assert submission.run_name == "system-B"  # from the run's tag, as the form does
     assert submission.original_name == "run-B.txt"
     assert (submission.file.name, submission.size) == (key, len(RUN_B))
     assert submission.sha256 and submission.participant == participant
+    # the lines the confirmation's check parsed are stored beside the object
+    assert submission.parsed.name == f"parsed/{key.removeprefix('runs/')}.arrow"
+    assert sorted(bucket.keys()) == sorted(
+        [s3_library.latest_judgments.file.name, key, submission.parsed.name]
+    )
+    # scoring reads them, not the object: spoiled in the bucket, the run still scores
+    bucket.server.client().put_object(Bucket=bucket.name, Key=key, Body=b"not a run\n")
+    for callback in queued:
+        callback()
+    submission.refresh_from_db()
     assert submission.status == "scored", submission.failure_reason
     assert round(submission.current_result().summary["map"], 3) == 0.740
     assert not [p for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file()]
@@ -70,12 +80,11 @@ def test_a_bad_object_is_deleted_and_reported_with_its_line(s3_library, bucket, 
     bad = RUN_B + b"stage-plays Q0 doc-x 1 not-a-number system-B\n"
     upload = start_upload(participant, s3_library, file_name="mine.txt", size=len(bad))
     assert put(upload, bad).status_code == 200
-    key = key_of(upload)
     with pytest.raises(UploadRefused) as refused:
         confirm_upload(participant, upload.token)
     assert refused.value.status == 400
     assert refused.value.messages[0].startswith("mine.txt:39: ")
-    assert key not in bucket.keys()
+    assert bucket.keys() == [s3_library.latest_judgments.file.name]  # nor parsed lines
     assert not PendingUpload.objects.exists() and not Submission.objects.exists()
 
 
@@ -278,7 +287,8 @@ def test_a_presigned_object_is_kept_when_its_row_cannot_be_stored(
     monkeypatch.setattr(Submission, "save", failing_save)
     with pytest.raises(DatabaseError):
         confirm_upload(participant, upload.token)
-    assert key_of(upload) in bucket.keys()
+    # the object stays, its parsed lines do not
+    assert sorted(bucket.keys()) == sorted([s3_library.latest_judgments.file.name, key_of(upload)])
     monkeypatch.setattr(Submission, "save", real_save)
     assert confirm_upload(participant, upload.token).run_name == "system-B"
 
