@@ -78,7 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("qrels")
     parser.add_argument(
-        "run", nargs="+", help="run files, directories of run files or globs ('runs/*.gz')"
+        "run",
+        nargs="+",
+        help="run files, directories of run files or globs ('runs/*.gz'); - for standard input",
     )
     return parser
 
@@ -123,7 +125,7 @@ def _score_files(args: argparse.Namespace, runs: list[str]) -> int:
         print(str(err), file=sys.stderr)
         return 2
     except OSError as err:
-        print(f"{err.filename}:0: {err.strerror}", file=sys.stderr)
+        print(_unreadable(err), file=sys.stderr)
         return 2
     try:  # an unknown measure or bad parameters: said once, before any run is read
         parse_requests(args.m, trec_eval_9=args.interpolation == "trec_eval-9")
@@ -243,10 +245,18 @@ def _failed(err: Exception) -> int:
         print(str(err), file=sys.stderr)
         return 2
     if isinstance(err, OSError):
-        print(f"{err.filename}:0: {err.strerror}", file=sys.stderr)
+        print(_unreadable(err), file=sys.stderr)
         return 2
     print(f"evaluation: {err}", file=sys.stderr)
     return 1
+
+
+def _unreadable(err: OSError) -> str:
+    """``file:0: reason`` for a file that could not be read (the error's own words
+    when it names no file)."""
+    if err.filename is None or err.strerror is None:
+        return f"evaluation: {err}"
+    return f"{err.filename}:0: {err.strerror}"
 
 
 def _print_text(text: str, warnings: list[str], run_id: str, many: bool) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import mmap
 import os
+import stat
 import zlib
 from typing import BinaryIO
 
@@ -278,6 +279,9 @@ def load(source: Source, name: str | None, max_bytes: int | None = None) -> tupl
     if isinstance(source, (str, os.PathLike)):
         name = name or os.fspath(source)
         with open(source, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                # a pipe, a FIFO, /dev/stdin, <(zcat run.gz): read as it comes, unsought
+                return load(f, name, max_bytes)
             if f.read(2) == GZIP_MAGIC:
                 f.seek(0)
                 return _gunzip(f, name, max_bytes), name

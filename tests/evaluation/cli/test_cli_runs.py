@@ -4,11 +4,13 @@ reader's large files parsed in pieces, and what the command sets for itself."""
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -123,6 +125,49 @@ def test_runs_scored_at_once_print_what_one_after_another_prints(runs):
     one = _command("-j", "1", "-m", "nDCG10", str(qrels), str(folder))
     two = _command("-j", "2", "-m", "nDCG10", str(qrels), str(folder))
     assert one == two and two[:2] == (1, "") and "illegal measure 'nDCG10'" in two[2]
+
+
+def _piped(stdin: bytes, *args: str) -> tuple[int, str, str]:
+    """``python -m evaluation ARGS`` in a fresh process, ``stdin`` piped to it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation", *args], input=stdin, capture_output=True, cwd=ROOT
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def test_a_run_from_standard_input_a_pipe_or_a_fifo_scores_as_its_file(runs, tmp_path):
+    """``-`` reads the run from standard input (trec_eval's results file ``-``); a path
+    that cannot be sought (a FIFO, /dev/stdin, a shell's ``<(zcat run.gz)``) is read as
+    it comes, gzip or not."""
+    qrels, folder = runs
+    text = (folder / "a.txt").read_bytes()
+    want = _command("-q", "-m", "map", str(qrels), str(folder / "a.txt"))
+    assert want[0] == 0 and "map                   \tall\t0.7500" in want[1]
+    assert _piped(text, "-q", "-m", "map", str(qrels), "-") == want
+    assert _piped(gzip.compress(text), "-q", "-m", "map", str(qrels), "/dev/stdin") == want
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(gzip.compress(text)))
+    writer.start()
+    try:
+        assert _command("-q", "-m", "map", str(qrels), str(fifo)) == want
+    finally:
+        writer.join(timeout=30)
+    # a bad line read from standard input is named as standard input's
+    code, out, err = _piped(text + b"q2 Q0 d9 2 abc alpha\n", "-m", "map", str(qrels), "-")
+    assert (code, out, err) == (2, "", "<stdin>:4: score 'abc' is not a number\n")
+
+
+def test_a_file_that_cannot_be_read_is_named_or_explained(capsys, runs, tmp_path):
+    qrels, _ = runs
+    code, out, err = cli(capsys, ["-m", "map", str(qrels), str(tmp_path / "none.txt")])
+    assert (code, out) == (
+        2,
+        "",
+    ) and err == f"{tmp_path / 'none.txt'}:0: No such file or directory\n"
+    import evaluation.cli.score as score
+
+    assert score._unreadable(OSError("the device went away")) == "evaluation: the device went away"
 
 
 def test_never_more_workers_than_runs(monkeypatch):
