@@ -15,6 +15,7 @@ scores and writes them as trec_eval does (or as JSON or CSV).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -125,15 +126,18 @@ class Evaluation:
         )
 
     def to_json(self) -> str:
-        """``{"run_id", "summary", "per_need": {need: {measure: value}}, "warnings"}``."""
+        """``{"run_id", "summary", "per_need": {need: {measure: value}}, "warnings"}``;
+        a value that is not a number (trec_eval's ``-nan``) is ``null``, which JSON has."""
+        per_need = self.per_need.to_dict(orient="index").items()
         return json.dumps(
             {
                 "run_id": self.run_id,
-                "summary": self.summary,
-                "per_need": {str(k): v for k, v in self.per_need.to_dict(orient="index").items()},
+                "summary": _numbers(self.summary),
+                "per_need": {str(k): _numbers(v) for k, v in per_need},
                 "warnings": self.warnings,
             },
             indent=1,
+            allow_nan=False,
         )
 
     def to_csv(self) -> str:
@@ -143,6 +147,11 @@ class Evaluation:
         frame = self.per_need.copy()
         frame.loc["all"] = pd.Series({k: v for k, v in self.summary.items() if k in frame.columns})
         return frame.to_csv(index_label="need_id")
+
+
+def _numbers(values: dict) -> dict:
+    """``values`` with NaN as None (JSON's ``null``: ``NaN`` is not JSON)."""
+    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in values.items()}
 
 
 class NeedWithoutRun(ValueError):

@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from evaluation.__main__ import main
 from tests import FIXTURES
 
@@ -60,6 +62,20 @@ def test_json_and_csv(capsys):
         "all",
     ]
     assert round(float(rows[-1]["map"]), 4) == 0.4733
+
+
+def test_a_value_that_is_not_a_number_is_json_null(tmp_path, capsys):
+    """trec_eval prints ``-nan`` (Rndcg at -l0 with nothing relevant): JSON has no NaN,
+    so the value is ``null`` and the output parses everywhere (allow_nan=False)."""
+    (tmp_path / "qrels").write_text("1 0 d1 0\n1 0 d2 0\n")
+    (tmp_path / "run").write_text("1 Q0 d1 1 3 t\n1 Q0 d2 2 2 t\n")
+    args = ["-q", "-l0", "-m", "Rndcg", str(tmp_path / "qrels"), str(tmp_path / "run")]
+    code, out, _ = run(capsys, *args)
+    assert (code, out.splitlines()[-1]) == (0, "Rndcg                 \tall\t  -nan")
+    code, out, _ = run(capsys, "--format", "json", *args)
+    assert code == 0 and "NaN" not in out
+    data = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))
+    assert data["summary"] == {"Rndcg": None} and data["per_need"] == {"1": {"Rndcg": None}}
 
 
 def test_bad_file_exits_nonzero_with_file_line_reason(tmp_path, capsys):
