@@ -596,7 +596,8 @@ def ordered_ranks(
     rank += 1
     rank_disagrees = False
     if file_rank is not None:
-        # within a need, a strictly lower score must come with a larger rank number;
+        # within a need, a strictly lower score must not come with a smaller rank
+        # number (an equal one says nothing: runs that write one rank on every line);
         # tied scores may carry their ranks in any order. A slice of the order at a
         # time (slices overlap by one line): no two more 7M-entry columns at the peak.
         for start in range(0, len(need) - 1, RANK_CHECK_SLICE):
@@ -604,7 +605,7 @@ def ordered_ranks(
             rows = order.span(start, stop)
             at, by, lines = score[rows], file_rank[rows], need[start:stop]
             lower = (lines[1:] == lines[:-1]) & (at[1:] < at[:-1])
-            if np.any(lower & ~(by[1:] > by[:-1])):
+            if np.any(lower & (by[1:] < by[:-1])):
                 rank_disagrees = True
                 break
     return need, rank, rank_disagrees
