@@ -138,11 +138,17 @@ def read_qrels_columns(
     table, fast = _parse(data, name, _QRELS)
     text = _Text(data, source, name, fast, max_bytes)
     del data
+    column = table.column(3)
+    if (
+        pa.types.is_string(column.type)
+        and not pc.all(pc.match_substring_regex(column, r"^[+-]?[0-9]+$")).as_py()
+    ):  # Arrow's cast reads 0x10 as 16; trec_eval's atol reads 0: neither is meant
+        _explain(text.data, name, _QRELS, must_fail=True)
     try:
-        relevance = pc.cast(table.column(3), pa.int64())
+        relevance = pc.cast(column, pa.int64())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         try:  # Arrow reads no leading '+'; trec_eval's atol does
-            unsigned = pc.replace_substring_regex(table.column(3), r"^\+", "")
+            unsigned = pc.replace_substring_regex(column, r"^\+", "")
             relevance = pc.cast(unsigned, pa.int64())
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             _explain(text.data, name, _QRELS, must_fail=True)

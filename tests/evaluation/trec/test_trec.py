@@ -152,6 +152,8 @@ def test_duplicate_with_messy_whitespace_reports_true_line(tmp_path):
         (b"q1 0 d1 1\nq1 0 d2\n", 2, "expected 4 columns"),
         (b"q1 0 d1 1\nq1 0 d2 1 extra\n", 2, "expected 4 columns"),
         (b"q1 0 d1 1\nq1 0 d2 high\n", 2, "relevance 'high' is not an integer"),
+        # Arrow's cast would read 16, trec_eval's atol 0: refused as any non-integer
+        (b"q1 0 d1 +1\nq1 0 d2 0x10\n", 2, "relevance '0x10' is not an integer"),
         (
             b"q1 0 d1 1\nq2 0 d1 1\nq1 0 d1 0\n",
             3,
@@ -161,7 +163,7 @@ def test_duplicate_with_messy_whitespace_reports_true_line(tmp_path):
         (b"q1 0 d1 1\n\x00\x01\x02", 2, "binary file"),
         (b"q1 0 " + b"d" * 10_001 + b" 1\n", 1, "line longer than 10000"),
     ],
-    ids=["short", "long-row", "relevance", "duplicate", "empty", "binary", "long"],
+    ids=["short", "long-row", "relevance", "hex", "duplicate", "empty", "binary", "long"],
 )
 def test_bad_qrels(tmp_path, data, line, reason):
     with pytest.raises(TrecFormatError) as info:
