@@ -18,6 +18,7 @@ computes it on a :class:`~evaluation.measures.ranking.Ranking`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -65,7 +66,18 @@ def _atol(text: str) -> int:
 
 def _cut_value(measure: Measure, text: str) -> float:
     """The value a cutoff text stands for (what makes two cutoffs the same)."""
-    return float(_atol(text)) if measure.kind == "long_cut" else float(text)
+    return float(_atol(text)) if measure.kind == "long_cut" else _number(measure, text)
+
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _number(measure: Measure, text: str) -> float:
+    """A parameter's value: a decimal number (trec_eval's atof would read ``a`` as 0
+    and ``1_0`` as 1, surely not what was meant), else a ValueError naming the measure."""
+    if not _DECIMAL.fullmatch(text.strip()):
+        raise ValueError(f"{measure.name}: parameter {text!r} is not a number")
+    return float(text)
 
 
 def _with_cutoffs(measure: Measure, base: str | None, added: list[str]) -> str | None:
@@ -149,7 +161,7 @@ def compute_request(req: Request, ranking: Ranking) -> dict[str, np.ndarray]:
         return m.compute(ranking, cuts)
     if m.kind == "double_cut":
         levels = sorted(
-            ((t, float(t)) for t in (split_params(text) if text else m.defaults)),
+            ((t, _number(m, t)) for t in (split_params(text) if text else m.defaults)),
             key=lambda x: x[1],
         )
         if len({v for _, v in levels}) != len(levels):
@@ -159,13 +171,13 @@ def compute_request(req: Request, ranking: Ranking) -> dict[str, np.ndarray]:
     if m.kind == "double_params":
         values = split_params(text) if text else list(m.defaults)
         if m.name == "11pt_avg":
-            return m.compute(ranking, [(t, float(t)) for t in values], name)
-        return m.compute(ranking, [float(v) for v in values], name)
+            return m.compute(ranking, [(t, _number(m, t)) for t in values], name)
+        return m.compute(ranking, [_number(m, v) for v in values], name)
     pairs = []
     if text:
         for item in split_params(text):
             key, eq, value = item.partition("=")
             if not eq:
                 raise ValueError(f"{m.name}: malformed pair parameters in {text!r}")
-            pairs.append((key, float(value)))
+            pairs.append((key, _number(m, value)))
     return m.compute(ranking, pairs, name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -206,6 +207,16 @@ def test_unknown_measures_and_bad_parameters():
         evaluate(QRELS, RUN, ["mapp"])
     with pytest.raises(ValueError, match="duplicate cutoffs"):
         evaluate(QRELS, RUN, ["P.5,5"])
+    # a parameter that is no number is named with its measure (not float()'s words)
+    for request, said in [
+        ("ndcg.1=a", "ndcg: parameter 'a' is not a number"),
+        ("utility.1,b,0,0", "utility: parameter 'b' is not a number"),
+        ("rbp.p=1_0", "rbp: parameter '1_0' is not a number"),
+        ("iprec_at_recall.0.5,x", "iprec_at_recall: parameter 'x' is not a number"),
+    ]:
+        with pytest.raises(ValueError, match=f"^{re.escape(said)}$"):
+            evaluate(QRELS, RUN, [request])
+    assert evaluate(QRELS, RUN, ["ndcg.1=.5,2=-2e1"]).summary["ndcg_1=.5,2=-2e1"] >= 0
 
 
 def test_all_trec_columns_in_trec_eval_order():
