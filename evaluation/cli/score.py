@@ -38,22 +38,68 @@ from evaluation.measures.interpolation import MODES
 from evaluation.measures.request import parse_requests
 from evaluation.trec.sources import TrecFormatError
 
+# trec_eval's options this command does not have: refused by name, not as unknown
+_UNSUPPORTED = {
+    "-J": ("--Judged_docs_only", "judged-documents-only mode"),
+    "-N": ("--Number_docs_in_coll", "collection size"),
+    "-D": ("--Debug_level", "debugging output"),
+    "-R": ("--Rel_info_format", "judgment formats other than qrels"),
+    "-T": ("--Results_format", "run formats other than TREC's"),
+    "-Z": ("--Zscore", "z-scores"),
+    "-o": ("--Output_old_results_format", "obsolete output format"),
+}
+
+
+class _Unsupported(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        short = self.option_strings[0]
+        parser.error(f"{option_string} (trec_eval's {_UNSUPPORTED[short][1]}) is not supported")
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m evaluation",
         description="Score a TREC run against qrels, as trec_eval does.",
     )
-    parser.add_argument("-q", action="store_true", help="print per-need values too")
+    # trec_eval's long names too (--level_for_rel 2 is -l 2)
     parser.add_argument(
-        "-c", action="store_true", help="average over all qrels needs (missing = 0)"
+        "-q", "--query_eval_wanted", dest="q", action="store_true", help="print per-need values too"
     )
     parser.add_argument(
-        "-l", type=int, default=1, metavar="N", help="relevance threshold (default 1)"
+        "-n", "--nosummary", dest="n", action="store_true", help="no summary (all) lines"
     )
-    parser.add_argument("-M", type=int, default=None, metavar="N", help="max documents per need")
+    parser.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        dest="c",
+        action="store_true",
+        help="average over all qrels needs (missing = 0)",
+    )
+    parser.add_argument(
+        "-l",
+        "--level_for_rel",
+        dest="l",
+        type=int,
+        default=1,
+        metavar="N",
+        help="relevance threshold (default 1)",
+    )
+    parser.add_argument(
+        "-M",
+        "--Max_retrieved_per_topic",
+        dest="M",
+        type=int,
+        default=None,
+        metavar="N",
+        help="max documents per need",
+    )
+    for short, (long, _) in _UNSUPPORTED.items():
+        takes = 0 if short in ("-J", "-o") else 1
+        parser.add_argument(short, long, nargs=takes, action=_Unsupported, help=argparse.SUPPRESS)
     parser.add_argument(
         "-m",
+        "--measure",
+        dest="m",
         action="append",
         default=None,
         metavar="MEASURE",
@@ -234,7 +280,8 @@ def _score_run(scorer: Scorer, path: str, args: argparse.Namespace, many: bool):
         for warning in result.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         return 0, result
-    _print_text(result.to_trec_eval(per_need=args.q), result.warnings, result.run_id, many)
+    text = result.to_trec_eval(per_need=args.q, summary=not args.n)
+    _print_text(text, result.warnings, result.run_id, many)
     return 0, None
 
 

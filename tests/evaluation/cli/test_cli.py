@@ -44,6 +44,36 @@ def test_first_parameters_win_and_glued_options(capsys):
     ]
 
 
+def test_nosummary_and_trec_eval_s_long_option_names(capsys):
+    files = [str(SUITE / "qrels.test"), str(SUITE / "results.test")]
+    code, out, _ = run(capsys, "-q", "-n", "-m", "map", "-m", "runid", *files)
+    # trec_eval 10.0 -q -n -m map -m runid prints these three lines, no runid
+    assert (code, out.splitlines()) == (
+        0,
+        ["map                   \t301\t0.0324", "map                   \t302\t0.4175",
+         "map                   \t303\t0.0858"],
+    )  # fmt: skip
+    assert run(capsys, "-n", "-m", "map", *files)[:2] == (0, "")
+    short = run(capsys, "-q", "-c", "-l", "2", "-M", "5", "-m", "P.5", *files)
+    long = run(capsys, "--query_eval_wanted", "--complete_rel_info_wanted", "--level_for_rel",
+               "2", "--Max_retrieved_per_topic", "5", "--measure", "P.5", *files)  # fmt: skip
+    assert short == long and short[0] == 0
+
+
+def test_trec_eval_s_options_this_command_lacks_are_refused_by_name(capsys):
+    files = [str(SUITE / "qrels.test"), str(SUITE / "results.test")]
+    for option, said in [
+        (["-J"], "-J (trec_eval's judged-documents-only mode) is not supported"),
+        (["-N", "1000"], "-N (trec_eval's collection size) is not supported"),
+        (["--Zscore", "z.txt"], "--Zscore (trec_eval's z-scores) is not supported"),
+    ]:
+        with pytest.raises(SystemExit) as stopped:
+            main([*option, *files])
+        out, err = capsys.readouterr()
+        assert (stopped.value.code, out) == (2, "")
+        assert err.splitlines()[-1] == f"python -m evaluation: error: {said}"
+
+
 def test_json_and_csv(capsys):
     args = ["-q", "-c", "-m", "map", "-m", "P.10", str(SEED / "qrels.txt"), str(SEED / "run-A.txt")]
     code, out, _ = run(capsys, "--format", "json", *args)
