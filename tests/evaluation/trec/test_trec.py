@@ -172,6 +172,18 @@ def test_bad_qrels(tmp_path, data, line, reason):
     assert reason in info.value.reason
 
 
+@pytest.mark.parametrize("blank", [b" ", b"\t  "], ids=["regular", "normalised"])
+def test_a_byte_order_mark_is_skipped(blank):
+    """A UTF-8 BOM before line 1 (Windows editors write one) is not part of the first
+    need's id, on the fast path and the normalising one (docs/formats.md)."""
+    from evaluation.trec.columnar import read_qrels_columns
+
+    run = read_run(b"\xef\xbb\xbf1" + blank + b"Q0 d1 1 3 t\n1 Q0 d2 2 2 t\n")
+    assert run.needs == ["1"]
+    qrels = read_qrels_columns(b"\xef\xbb\xbf1" + blank + b"0 d1 1\n1 0 d2 0\n")
+    assert qrels.need.to_pylist() == ["1", "1"]
+
+
 def test_name_overrides_path_in_messages():
     with pytest.raises(TrecFormatError, match=r"^upload\.txt:1: expected 6 columns"):
         read_run(io.BytesIO(b"q1 Q0 d1\n"), name="upload.txt")
