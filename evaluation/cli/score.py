@@ -319,13 +319,11 @@ def _csv_table(results: list) -> str:
     """Every run's CSV rows in one table, with the run's file and runid in front."""
     import pandas as pd
 
+    from evaluation.measures.evaluation import with_summary_row
+
     frames = []
     for path, result in results:
-        frame = result.per_need.copy()
-        frame.loc["all"] = pd.Series(
-            {k: v for k, v in result.summary.items() if k in frame.columns}
-        )
-        frame = frame.reset_index(names="need_id")
+        frame = with_summary_row(result.per_need, result.summary).reset_index(names="need_id")
         frame.insert(0, "runid", result.run_id)
         frame.insert(0, "run", path)
         frames.append(frame)

@@ -142,11 +142,17 @@ class Evaluation:
 
     def to_csv(self) -> str:
         """One row per need plus an ``all`` row, one column per measure."""
-        import pandas as pd
+        return with_summary_row(self.per_need, self.summary).to_csv(index_label="need_id")
 
-        frame = self.per_need.copy()
-        frame.loc["all"] = pd.Series({k: v for k, v in self.summary.items() if k in frame.columns})
-        return frame.to_csv(index_label="need_id")
+
+def with_summary_row(per_need, summary: dict):
+    """``per_need`` and one more row, ``all``, of the summary's values of its columns:
+    added, not assigned, so a need named ``all`` keeps its own row (as trec_eval
+    prints both)."""
+    import pandas as pd
+
+    row = pd.DataFrame([{k: v for k, v in summary.items() if k in per_need.columns}], ["all"])
+    return pd.concat([per_need, row.reindex(columns=per_need.columns)])
 
 
 def _numbers(values: dict) -> dict:

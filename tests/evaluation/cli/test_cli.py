@@ -108,6 +108,17 @@ def test_a_value_that_is_not_a_number_is_json_null(tmp_path, capsys):
     assert data["summary"] == {"Rndcg": None} and data["per_need"] == {"1": {"Rndcg": None}}
 
 
+def test_a_need_named_all_keeps_its_csv_row_beside_the_summary(tmp_path, capsys):
+    (tmp_path / "qrels").write_text("all 0 d1 1\nb 0 d2 1\n")
+    (tmp_path / "run").write_text("all Q0 d1 1 3 t\nb Q0 d9 1 2 t\n")
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    code, out, _ = run(capsys, "-q", "-m", "map", "--format", "csv", *files)
+    assert (code, out.splitlines()) == (0, ["need_id,map", "all,1.0", "b,0.0", "all,0.5"])
+    code, out, _ = run(capsys, "-q", "-m", "map", "--format", "csv", *files, files[1])
+    assert out.splitlines()[1:4] == [f"{files[1]},t,all,1.0", f"{files[1]},t,b,0.0",
+                                     f"{files[1]},t,all,0.5"]  # fmt: skip
+
+
 def test_bad_file_exits_nonzero_with_file_line_reason(tmp_path, capsys):
     bad = tmp_path / "bad.run"
     bad.write_text("301 Q0 d1 1 1.0 t\n301 Q0 d2 2 oops t\n")
