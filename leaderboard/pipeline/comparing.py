@@ -77,6 +77,8 @@ def compare(submission: Submission, judgments: Judgments) -> int:
     # Pair over the needs with at least one relevant document: R per need, in the
     # vectors' order, from the small ranks blob (the per-need matrix is ~1.5 MB).
     mask = np.fromiter(mine.num_relevant().values(), dtype=np.int64) > 0
+    if not mask.any():  # judgments without a relevant document: no need to pair on
+        return 0
     stored = 0
     for measure in benchmark.tested_measures():
         fill_vectors(benchmark, judgments, measure)

@@ -187,7 +187,9 @@ def compute(benchmark_id: int, judgments_id: int) -> BenchmarkHealth | None:
         mask = results[0].per_need_frame()["num_rel"].to_numpy() > 0
         ids = [r.submission_id for r in results]
         matrices, stored = {}, {}
-        for measure in benchmark.tested_measures():
+        # no need with a relevant document (a pool's export loaded as judgments): no
+        # scores to assess, the pool bias still is
+        for measure in benchmark.tested_measures() if mask.any() else ():
             matrix = _matrix(results, measure, mask)
             if matrix is not None:
                 matrices[measure] = matrix

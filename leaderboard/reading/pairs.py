@@ -43,6 +43,12 @@ def stats_for_pair(
             result = Comparison.turned(result)
         return result, True
     n = len(scores)
+    if n == 0:  # no judged need with a relevant document: nothing to test (the verdict says so)
+        counts = ("n", "wins", "ties", "losses")
+        return {
+            **{key: 0 if key in counts else None for key in PAIR_KEYS},
+            "permutations": 0,
+        }, False
     permutations = 10_000 if n <= 1_000 else max(1_000, 10_000_000 // max(n, 1) // 100 * 100)
     with warnings.catch_warnings():  # FewNeedsWarning: the page says it in words
         warnings.simplefilter("ignore")

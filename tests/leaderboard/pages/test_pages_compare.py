@@ -184,3 +184,50 @@ def test_significance_matrix_tooltips_name_both_runs(client, library):
     ]
     titles = [unescape(t) for t in titles]  # "p &lt; 0.0001" reads "p < 0.0001"
     assert all(re.search(r": p (= \d\.\d{4}|< 0\.0001)$", t) for t in titles), titles
+
+
+def test_two_runs_on_judgments_without_a_relevant_document_compare_without_a_500(
+    client, django_capture_on_commit_callbacks, participant, other_participant
+):
+    """Judgments whose every pair is -1 (a pool's export loaded as it is): no need has a
+    relevant document, so there is nothing to pair on. The page, its JSON, its plot and
+    the API say so; the worker's comparing stores nothing and raises nothing."""
+    import io
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from leaderboard.models import ApiToken, Benchmark
+    from leaderboard.pipeline.loading import load_judgments, load_needs
+
+    benchmark = Benchmark.objects.create(slug="tiny", title="Tiny")
+    load_needs(benchmark, io.BytesIO(b"t1\tOne\nt2\tTwo\n"), "needs.tsv")
+    load_judgments(benchmark, io.BytesIO(b"t1 0 d1 -1\nt1 0 d2 -1\nt2 0 d3 -1\n"), "pool.qrels")
+    ids = []
+    for user, body in (
+        (participant, b"t1 Q0 d1 1 2 a\nt2 Q0 d3 1 2 a\n"),
+        (other_participant, b"t1 Q0 d2 1 2 b\nt2 Q0 d9 1 2 b\n"),
+    ):
+        _, raw = ApiToken.issue(user, "t")
+        with django_capture_on_commit_callbacks(execute=True):  # scored and compared
+            made = client.post(
+                "/api/benchmarks/tiny/submissions/",
+                {"file": SimpleUploadedFile("r.txt", body)},
+                headers={"Authorization": f"Bearer {raw}"},
+            )
+        assert made.status_code == 201, made.content
+        ids.append(made.json()["id"])
+    a, b = ids
+    assert Submission.objects.get(pk=b).status == "scored" and not Comparison.objects.exists()
+    said = "share no judged need to compare on"
+    page = client.get(f"/benchmarks/tiny/compare/{a}/{b}/")
+    assert page.status_code == 200 and said in unescape(page.content.decode())
+    for url in (
+        f"/benchmarks/tiny/compare/{a}/{b}/comparison.json",
+        f"/api/benchmarks/tiny/compare/{a}/{b}/",
+    ):
+        answer = client.get(url)
+        assert answer.status_code == 200, (url, answer.content[:300])
+        assert said in answer.json()["verdict"] and answer.json()["tests"]["n"] == 0
+    plot = client.get(f"/benchmarks/tiny/compare/{a}/{b}/plots/bars.svg")
+    assert plot.status_code < 500
+    assert client.get("/benchmarks/tiny/health/").status_code == 200
