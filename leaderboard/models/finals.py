@@ -140,12 +140,12 @@ def set_final_runs(
         where = f"the phase {phase.name}" if phase else benchmark.title
         raise ValidationError(f"At most {limit} final runs per team in {where}.")
     team_runs = _in_phase(benchmark, phase).filter(user_team_filter(user))
+    # a run the user may not see is no run to them: not named, not said to be another's
+    seen = Submission.objects.visible_to(user).filter(pk__in=run_ids).values("pk")
     with transaction.atomic():
         runs = {
             r.pk: r
-            for r in Submission.objects.select_for_update().filter(
-                pk__in=run_ids, benchmark=benchmark
-            )
+            for r in Submission.objects.select_for_update().filter(pk__in=seen, benchmark=benchmark)
         }
         for run_id in run_ids:
             run = runs.get(run_id)

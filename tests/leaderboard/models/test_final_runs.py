@@ -9,7 +9,15 @@ import pytest
 import time_machine
 from django.core.exceptions import PermissionDenied, ValidationError
 
-from leaderboard.models import ApiToken, Phase, Profile, Submission, final_runs, set_final_runs
+from leaderboard.models import (
+    ApiToken,
+    Phase,
+    Profile,
+    Result,
+    Submission,
+    final_runs,
+    set_final_runs,
+)
 from leaderboard.models.finals import PhaseClosed
 
 OPENS = dt.datetime(2026, 7, 1, tzinfo=dt.UTC)
@@ -86,6 +94,11 @@ def get_loner():
 def test_marks_are_refused_whole(library, phase, participant, other_participant):
     runs = [make_run(library, participant, n, phase, i) for i, n in enumerate("abcd")]
     theirs = make_run(library, other_participant, "theirs", phase, 1)
+    # scored (a result): anyone sees it, so it is named as another team's
+    Result.objects.create(
+        submission=theirs, judgments=library.latest_judgments, summary={}, num_needs=0,
+        per_need=b"", ranks=b"",
+    )  # fmt: skip
     failed = make_run(library, participant, "bad", phase, 1, Submission.Status.FAILED)
     set_final_runs(library, participant, [runs[0].pk], DURING)
     cases = [
@@ -156,3 +169,35 @@ def test_the_page_form_sets_the_final_runs(client, library, phase, participant):
         assert late.status_code == 400 and b"closed at 2026-07-20 12:00 UTC" in late.content
     assert [f.submission.pk for f in final_runs(library, phase)] == [a.pk, b.pk]
     assert client.get("/benchmarks/library/final-runs/?phase=Nope").status_code == 404
+
+
+def test_a_run_the_caller_cannot_see_is_not_named(client, library, participant, other_participant):
+    """Another team's run in a hidden phase before the reveal (404 everywhere to this
+    participant), and one its owner hid: marking either as final answers as for a run
+    that does not exist, never with its name, whichever phase is asked for."""
+    test = Phase.objects.create(
+        benchmark=library, name="Test", opens=OPENS, closes=CLOSES, board="hidden"
+    )
+    secret = make_run(library, other_participant, "secret-run-name", test, 1)
+    hidden = make_run(library, other_participant, "hidden-by-owner", None, 1)
+    Submission.objects.filter(pk=hidden.pk).update(is_hidden=True)
+    for run in (secret, hidden):  # scored: hidden by the phase and by its owner only
+        Result.objects.create(
+            submission=run, judgments=library.latest_judgments, summary={}, num_needs=0,
+            per_need=b"", ranks=b"",
+        )  # fmt: skip
+    _, raw = ApiToken.issue(participant, "t")
+    auth = {"Authorization": f"Bearer {raw}"}
+    with time_machine.travel(DURING, tick=False):
+        for run in (secret, hidden):
+            assert client.get(f"/api/submissions/{run.pk}/", headers=auth).status_code == 404
+            put = client.put(
+                "/api/benchmarks/library/final-runs/",
+                {"runs": [run.pk], "phase": "Test"},
+                content_type="application/json",
+                headers=auth,
+            )
+            assert put.status_code == 400, put.content
+            assert put.json()["error"] == f"{library.title} has no run {run.pk}."
+            with pytest.raises(ValidationError, match=f"has no run {run.pk}"):
+                set_final_runs(library, participant, [run.pk], DURING, "Test")
