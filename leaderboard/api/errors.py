@@ -38,18 +38,26 @@ def error_body(message: str, details: dict | None = None) -> dict[str, Any]:
     return {"error": message, "details": details or {}}
 
 
-def _flatten(detail: Any) -> dict[str, list[str]]:
-    """DRF's validation detail (a dict, a list or a string) as {field: [messages]}."""
+def _flatten(detail: Any, field: str = "non_field") -> dict[str, list[str]]:
+    """DRF's validation detail (a dict, a list or a string; nested for a list's items and
+    nested objects) as {field: [messages]}: ``runs[0]`` names a list's first item."""
     if isinstance(detail, dict):
-        return {
-            ("non_field" if key == "non_field_errors" else str(key)): [
-                str(m) for m in (value if isinstance(value, list) else [value])
-            ]
-            for key, value in detail.items()
-        }
+        out: dict[str, list[str]] = {}
+        for key, value in detail.items():
+            if key == "non_field_errors":
+                name = field
+            elif isinstance(key, int):
+                name = f"{field}[{key}]"
+            else:
+                name = str(key) if field == "non_field" else f"{field}.{key}"
+            for inner, messages in _flatten(value, name).items():
+                out.setdefault(inner, []).extend(messages)
+        return out
+    if isinstance(detail, list) and any(isinstance(item, dict | list) for item in detail):
+        return _flatten(dict(enumerate(detail)), field)  # one entry per item ({}: valid)
     if isinstance(detail, list):
-        return {"non_field": [str(m) for m in detail]}
-    return {"non_field": [str(detail)]}
+        return {field: [str(m) for m in detail]} if detail else {}
+    return {field: [str(detail)]}
 
 
 def _first(details: dict[str, list[str]]) -> str:

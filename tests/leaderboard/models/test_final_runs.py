@@ -201,3 +201,23 @@ def test_a_run_the_caller_cannot_see_is_not_named(client, library, participant, 
             assert put.json()["error"] == f"{library.title} has no run {run.pk}."
             with pytest.raises(ValidationError, match=f"has no run {run.pk}"):
                 set_final_runs(library, participant, [run.pk], DURING, "Test")
+
+
+def test_a_bad_item_of_the_list_is_named_by_its_place(client, library, phase, participant):
+    """A list's bad item is said as runs[0]: its message, not Python's repr of DRF's."""
+    _, raw = ApiToken.issue(participant, "t")
+    with time_machine.travel(DURING, tick=False):
+        put = client.put(
+            "/api/benchmarks/library/final-runs/",
+            {"runs": [-1, 5, "x"]},
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {raw}"},
+        )
+    assert put.status_code == 400
+    assert put.json() == {
+        "error": "runs[0]: Ensure this value is greater than or equal to 1.",
+        "details": {
+            "runs[0]": ["Ensure this value is greater than or equal to 1."],
+            "runs[2]": ["A valid integer is required."],
+        },
+    }
