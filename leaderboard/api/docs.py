@@ -20,6 +20,14 @@ class Docs(SpectacularSwaggerSplitView):
     template_name = "api/swagger_ui.html"
     title = "API: ranked retrieval leaderboards"
 
+    def finalize_response(self, request, response, *args, **kwargs):
+        if request.method == "OPTIONS":  # the view's description, as JSON: no template
+            request.accepted_renderer, request.accepted_media_type = (
+                JSONRenderer(),
+                "application/json",
+            )
+        return super().finalize_response(request, response, *args, **kwargs)
+
 
 docs = csp_update({"img-src": ["'self'", "data:"]})(Docs.as_view(url_name="api_schema"))
 

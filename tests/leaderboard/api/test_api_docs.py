@@ -32,6 +32,13 @@ def test_the_docs_page_loads_everything_from_this_site(client, db):
     assert "/api/schema/" in script.content.decode()
 
 
+def test_options_on_the_docs_describe_it_as_json(client, db):
+    """OPTIONS is answered wherever GET is: here too, as JSON (no template to render)."""
+    answer = client.options("/api/docs/")
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/json"
+    assert answer.json()["name"] and "GET" in answer["Allow"]
+
+
 def browser_test(test):
     for mark in BROWSER_TESTS:
         test = mark(test)
