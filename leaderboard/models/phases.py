@@ -212,8 +212,10 @@ def window(benchmark, started: dt.datetime, now: dt.datetime) -> Window:
     """The phase a run whose upload began at ``started`` and arrives at ``now`` belongs to.
 
     Without phases, ``is_open`` decides. With phases: the phase open at ``started``, as
-    long as ``now`` is within the grace after its close; otherwise a refusal that names
-    the phase that closed (and when) or the next one (and when it opens)."""
+    long as ``now`` is within the grace after its close; an upload that began between
+    phases, the phase open when it arrives. Otherwise a refusal that says why: the
+    upload outlasted its phase's grace (and which phase is open now), or the phase that
+    closed (and when) and the next one (and when it opens)."""
     if not benchmark.is_open:
         return Window(None, "This benchmark is closed for submissions.")
     phases = benchmark.phase_list
@@ -222,6 +224,20 @@ def window(benchmark, started: dt.datetime, now: dt.datetime) -> Window:
     for phase in phases:
         if phase.is_open_at(started) and now < phase.closes + grace():
             return Window(phase)
+    began = next((p for p in phases if p.is_open_at(started)), None)
+    arrived = next((p for p in phases if p.is_open_at(now)), None)
+    if began is None and arrived is not None:  # began before a phase opened, ends in it
+        return Window(arrived)
+    if began is not None:  # began in a phase, arrived after its close and the grace
+        seconds = int(grace().total_seconds())
+        lasts = f"{seconds // 60} minutes" if seconds and not seconds % 60 else f"{seconds} seconds"
+        late = (
+            f"Your upload began in the phase {began.name}, which closed at {utc(began.closes)}; "
+            f"it arrived at {utc(now)}, after the grace of {lasts}."
+        )
+        if arrived is not None:
+            late += f" The phase {arrived.name} is open: submit the run again to enter it there."
+        return Window(None, late)
     upcoming = [p for p in phases if p.opens > now]
     closed = [p for p in phases if p.closes <= now]
     if upcoming:

@@ -87,6 +87,33 @@ def test_between_phases_the_refusal_names_the_last_and_the_next(campaign):
     )
 
 
+def test_a_late_upload_is_told_why_and_one_begun_between_phases_enters_the_next(campaign):
+    """An upload that began in a phase and outlasted its grace is told so (not that an
+    open phase closed), with the phase open now; one that began between phases and
+    arrives once the next has opened is taken into it."""
+    test = Phase.objects.get(name="Test")
+    test.opens = CLOSES  # Test opens the moment Development closes
+    test.save()
+    with time_machine.travel(CLOSES + dt.timedelta(minutes=6), tick=False):
+        window = campaign.window(CLOSES - dt.timedelta(seconds=2))
+    assert window.phase is None and window.refusal == (
+        "Your upload began in the phase Development, which closed at 2026-06-30 23:59 UTC; "
+        "it arrived at 2026-07-01 00:05 UTC, after the grace of 5 minutes. "
+        "The phase Test is open: submit the run again to enter it there."
+    )
+    test.opens = TEST_OPENS
+    test.save()
+    with time_machine.travel(TEST_OPENS + dt.timedelta(seconds=30), tick=False):
+        window = campaign.window(TEST_OPENS - dt.timedelta(seconds=1))
+    assert window.open and window.phase.name == "Test"
+    with time_machine.travel(TEST_CLOSES + dt.timedelta(minutes=6), tick=False):
+        window = campaign.window(TEST_CLOSES - dt.timedelta(seconds=2))
+    assert window.refusal == (
+        "Your upload began in the phase Test, which closed at 2026-07-20 12:00 UTC; "
+        "it arrived at 2026-07-20 12:06 UTC, after the grace of 5 minutes."
+    )
+
+
 def test_phases_may_not_overlap_or_close_before_they_open(campaign):
     overlapping = Phase(benchmark=campaign, name="Late", opens=CLOSES, closes=TEST_OPENS)
     overlapping.full_clean()  # touching is fine
