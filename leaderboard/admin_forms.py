@@ -96,11 +96,15 @@ class BenchmarkForm(forms.ModelForm):
         help_text="Measures every pair of runs is tested on besides the primary measure "
         "(default AP). Changing them queues the missing tests at once.",
     )
+    # an empty file is the reader's to refuse, by name ("qrels.txt:1: empty file")
     needs_file = forms.FileField(
-        required=False, help_text="TSV need_id<TAB>title[<TAB>description] or TREC topics; gzip ok."
+        required=False,
+        allow_empty_file=True,
+        help_text="TSV need_id<TAB>title[<TAB>description] or TREC topics; gzip ok.",
     )
     qrels_file = forms.FileField(
         required=False,
+        allow_empty_file=True,
         help_text="need_id iteration doc_id relevance. Each upload is a new judgments version; "
         "every run is rescored and the leaderboard switches when all are done.",
     )

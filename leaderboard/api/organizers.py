@@ -135,7 +135,8 @@ class BenchmarkUpdatedSerializer(s.BenchmarkSerializer):
 
 
 class FileUploadSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="Plain or gzip.")
+    # an empty file is the reader's to refuse ("qrels.txt:1: empty file"), by name
+    file = serializers.FileField(help_text="Plain or gzip.", allow_empty_file=True)
     note = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 

@@ -307,8 +307,9 @@ class SubmissionFilterSerializer(serializers.Serializer):
 class UploadSerializer(serializers.Serializer):
     """``multipart/form-data``: the run file and its name."""
 
-    file = serializers.FileField(
-        help_text="TREC run: `need_id Q0 doc_id rank score tag`; plain or gzip."
+    file = serializers.FileField(  # empty: refused by the check, with the file's name
+        help_text="TREC run: `need_id Q0 doc_id rank score tag`; plain or gzip.",
+        allow_empty_file=True,
     )
     run_name = serializers.RegexField(
         r"^[A-Za-z0-9._-]{1,40}$",

@@ -72,6 +72,7 @@ RUN_NAME_TAKEN = "run_name_taken"  # the error code the API answers with a 409
 class SubmissionForm(forms.Form):
     file = forms.FileField(
         label="Run file",
+        allow_empty_file=True,  # the engine's check says it: "run.txt:1: empty file"
         help_text="TREC format: need_id Q0 doc_id rank score tag. Plain text or gzip.",
     )
     run_name = forms.CharField(

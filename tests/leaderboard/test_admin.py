@@ -63,6 +63,10 @@ def test_a_bad_qrels_file_is_refused_with_its_line_and_nothing_is_stored(client,
     assert response.status_code == 200
     assert "q.txt:2:" in response.content.decode()
     assert not Benchmark.objects.exists() and not Judgments.objects.exists()
+    data = benchmark_form(qrels_file=SimpleUploadedFile("q.txt", b""))
+    response = client.post("/admin/leaderboard/benchmark/add/", data)
+    assert response.status_code == 200 and "q.txt:1: empty file" in response.content.decode()
+    assert not Benchmark.objects.exists() and not Judgments.objects.exists()
 
 
 def test_an_organizer_sees_only_their_benchmarks(client, organizer, other_benchmark):

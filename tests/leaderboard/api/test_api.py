@@ -257,7 +257,7 @@ def test_a_run_that_fails_scoring_reports_its_reason(
 @pytest.mark.parametrize(
     ("content", "reason"),
     [
-        (b"", "empty"),
+        (b"", "run.txt:1: empty file"),
         (b"q1 Q0 d1 1 0.5\n", "run.txt:1:"),
         (b"q1 Q0 d1 1 1.0 tag\nq1 Q0 d1 2 0.5 tag\n", "run.txt:2:"),
         (b"\x00\x01\x02binary\xff\xfe" * 50, "run.txt"),

@@ -209,6 +209,8 @@ def test_a_bad_qrels_line_stores_no_version(client, organised, organizer):
     bad = b"atwood 0 d1 1\natwood 0 d2 high\n"
     body = error_of(post_file(client, url, bearer(organizer), bad, "assessed.qrels"), 400)
     assert body["error"].startswith("assessed.qrels:2:")
+    body = error_of(post_file(client, url, bearer(organizer), b"", "empty.qrels"), 400)
+    assert body["error"] == "empty.qrels:1: empty file"  # named, as any bad file is
     assert organised.judgments.count() == 1
 
 

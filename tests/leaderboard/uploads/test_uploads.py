@@ -107,7 +107,7 @@ def test_gzipped_runs_are_accepted(
 @pytest.mark.parametrize(
     ("content", "reason"),
     [
-        (b"", "empty"),
+        (b"", "run.txt:1: empty file"),
         (b"q1 Q0 d1 1 0.5\n", "run.txt:1:"),
         (RUN_B.splitlines()[0] + b"\nq1 Q0 d1 1 notanumber tag\n", "run.txt:2:"),
         (b"q1 Q0 d1 1 nan tag\n", "run.txt:1:"),
