@@ -23,11 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
+from typing import Any
 from urllib.parse import quote_plus, urlencode
 
 from django.db.models import Max
 
-from leaderboard.models import Benchmark, Judgments, Result
+from leaderboard.models import Benchmark, Judgments, Result, Submission
 from leaderboard.reading.visibility import Problem
 
 NEEDS = ("public", "private", "all")
@@ -60,6 +61,7 @@ class Lens:
     allowed: tuple[str, ...]
     asked: dict[str, str] = field(default_factory=dict)
     page: dict[str, str] = field(default_factory=dict)
+    reader: Any = None  # the user shown the lens: whose scores count for ``scored_at``
 
     @property
     def judgments_id(self) -> int | None:
@@ -86,11 +88,16 @@ class Lens:
 
     @cached_property
     def scored_at(self) -> datetime | None:
-        """When the shown results were scored: the newest result on the row shown (a
-        board sets it from the rows it shows, saving the query)."""
+        """When the shown results were scored: the newest result on the row shown among
+        the runs whose scores the reader may see (a hidden run's scoring does not move
+        it); a board sets it from the rows it shows, saving the query."""
         if self.judgments is None:
             return None
-        return Result.objects.filter(judgments=self.judgments).aggregate(at=Max("created"))["at"]
+        results = Result.objects.filter(judgments=self.judgments)
+        if self.reader is not None:
+            seen = Submission.objects.scores_visible_to(self.reader).values("pk")
+            results = results.filter(submission__in=seen)
+        return results.aggregate(at=Max("created"))["at"]
 
     def pick(self, results) -> Result | None:
         """Of one run's results (any iterable, prefetched or not), the one to show: on the
@@ -274,6 +281,7 @@ def resolve_lens(
         is_current=whole is not None and whole.pk == current,
         allowed=allowed,
         asked=asked,
+        reader=user,
     )
 
 

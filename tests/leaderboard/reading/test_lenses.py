@@ -136,6 +136,21 @@ def test_the_line_names_version_part_counts_and_scoring_time(split):
     assert lens.payload() == {"judgments_version": 1, "needs": "public"}
 
 
+def test_the_scoring_time_is_of_the_scores_the_reader_may_see(split):
+    """A run hidden from the reader (its owner hid it) scored later moves the line's
+    time for the organizers only: anyone else is not told that something was scored."""
+    moment = dt.datetime(2026, 12, 4, 14, 2, tzinfo=dt.UTC)
+    public = split.current_judgments.parts.get(part="public")
+    public.results.update(created=moment)
+    later = public.results.order_by("pk").last()
+    public.results.filter(pk=later.pk).update(created=moment + dt.timedelta(hours=3))
+    later.submission.__class__.objects.filter(pk=later.submission_id).update(is_hidden=True)
+    anyone = resolve_lens(split, AnonymousUser(), now=BEFORE)
+    assert anyone.line().endswith("scored 2026-12-04 14:02 UTC")
+    seen = resolve_lens(split, split.organizers.get(username="olga"), needs="public", now=BEFORE)
+    assert seen.line().endswith("scored 2026-12-04 17:02 UTC")
+
+
 def test_choices_offer_the_versions_and_only_the_needs_the_reader_may_see(split):
     new_version(split, 2)
     anonymous = resolve_lens(split, AnonymousUser(), now=BEFORE)
