@@ -16,7 +16,7 @@ from django.core.files import File
 from django.db import transaction
 from django.db.models import F
 
-from evaluation.trec import read_needs, read_qrels
+from evaluation.trec import TrecFormatError, read_needs, read_qrels
 from leaderboard.models import Benchmark, InformationNeed, Judgments, Result, Submission
 from leaderboard.models.submissions import keep_name
 from leaderboard.pipeline.files import (
@@ -74,6 +74,7 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
         return latest
     relevant = qrels["relevance"] >= benchmark.relevance_level
     need_ids = strcmp_sorted(qrels["need_id"].unique())
+    check_needs(benchmark, need_ids, name)
     with transaction.atomic():
         Benchmark.objects.select_for_update().get(pk=benchmark.pk)
         version = (
@@ -117,6 +118,34 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
             raise
     judgments.queued = queued
     return judgments
+
+
+def check_needs(benchmark: Benchmark, need_ids: list[str], name: str) -> None:
+    """Refuse (``TrecFormatError``, naming the file) judgments that are surely another
+    benchmark's or would break the split: none of the benchmark's needs judged, or a
+    private need of its split left out (its private board would lose it)."""
+    known = strcmp_sorted(benchmark.needs.values_list("need_id", flat=True))
+    judged = set(need_ids)
+    if known and judged.isdisjoint(known):
+        raise TrecFormatError(
+            name,
+            None,
+            f"judges none of the benchmark's {len(known)} needs ({_few(known)}); "
+            f"its needs are {_few(need_ids)}",
+        )
+    missing = [need for need in benchmark.private_needs or [] if need not in judged]
+    if missing:
+        raise TrecFormatError(
+            name,
+            None,
+            f"does not judge the private need(s) {_few(missing)} of the benchmark's split: "
+            "change the split first to leave them out",
+        )
+
+
+def _few(needs: list[str], shown: int = 5) -> str:
+    more = f" and {len(needs) - shown} more" if len(needs) > shown else ""
+    return ", ".join(needs[:shown]) + more
 
 
 def rescore_benchmark(benchmark: Benchmark) -> int:

@@ -214,6 +214,31 @@ def test_a_bad_qrels_line_stores_no_version(client, organised, organizer):
     assert organised.judgments.count() == 1
 
 
+def test_judgments_of_other_needs_or_without_the_private_ones_store_no_version(
+    client, organised, organizer
+):
+    """Surely another benchmark's file (none of its needs), or one that leaves out a
+    private need of the split (its private board would lose it): refused, named."""
+    url = "/api/benchmarks/library/judgments/"
+    body = error_of(post_file(client, url, bearer(organizer), b"zz 0 d1 1\n", "other.qrels"), 400)
+    assert body["error"] == (
+        "other.qrels: judges none of the benchmark's 4 needs (atwood, cs-foundations, "
+        "russian-novels, stage-plays); its needs are zz"
+    )
+    organised.set_split(private_needs=["atwood"])
+    qrels = b"".join(
+        line + b"\n"
+        for line in (DEMO / "qrels.txt").read_bytes().splitlines()
+        if not line.startswith(b"atwood")
+    )
+    body = error_of(post_file(client, url, bearer(organizer), qrels, "v2.qrels"), 400)
+    assert body["error"] == (
+        "v2.qrels: does not judge the private need(s) atwood of the benchmark's split: "
+        "change the split first to leave them out"
+    )
+    assert organised.judgments.versions().count() == 1
+
+
 # --- Who may ---------------------------------------------------------------------------
 
 
