@@ -26,7 +26,7 @@ from leaderboard.pipeline.files import (
     save,
     sha256_of,
 )
-from leaderboard.pipeline.tasks import queue_comparisons, queue_rescore
+from leaderboard.pipeline.tasks import health_changed, queue_comparisons, queue_rescore
 
 BATCH = 2000
 
@@ -162,9 +162,12 @@ TESTED_SETTINGS = ("primary_measure", "significance_measures")
 def settings_changed(benchmark: Benchmark, changed: Iterable[str]) -> tuple[int, int]:
     """Queue what a change of the benchmark's settings (field names, as a form's
     ``changed_data``) calls for: every run rescored when a scoring setting changed, else the
-    missing tests when the primary or tested measures did. The admin and the API both
-    call it. Returns (runs rescored, runs queued for comparison)."""
+    missing tests when the primary or tested measures did; the health recomputed when the
+    reveal moved (its statistics cover the hidden phases' runs once revealed, and no
+    longer when the reveal is put back). The admin and the API both call it. Returns (runs rescored, runs queued for comparison)."""
     changed = set(changed)
+    if "reveal_at" in changed:  # which runs the statistics cover moves with the reveal
+        health_changed(benchmark)
     if changed & set(SCORING_SETTINGS):
         return rescore_benchmark(benchmark), 0
     if changed & set(TESTED_SETTINGS):

@@ -63,6 +63,27 @@ def test_the_sweep_queues_the_parts_health_and_not_an_older_versions(
     assert requested == {whole.pk: 1, public.pk: 1, older.pk: 0}
 
 
+def test_moving_the_reveal_recomputes_the_health(db, django_capture_on_commit_callbacks):
+    """Health computed after the reveal covers the hidden phases' runs: an organizer who
+    puts the reveal back (a wrong date) has it recomputed without them, at once."""
+    from leaderboard.pipeline.loading import settings_changed
+
+    boards = seed_boards()
+    row = BenchmarkHealth.objects.create(
+        benchmark=boards.benchmark,
+        judgments=boards.benchmark.current_judgments,
+        computed_at=AFTER_REVEAL,
+    )
+    with django_capture_on_commit_callbacks() as queued:
+        settings_changed(boards.benchmark, ["title"])
+    row.refresh_from_db()
+    assert (row.requested, len(queued)) == (0, 0)
+    with django_capture_on_commit_callbacks() as queued:
+        settings_changed(boards.benchmark, ["reveal_at"])
+    row.refresh_from_db()
+    assert (row.requested, len(queued)) == (1, 1)
+
+
 def test_the_health_page_says_when_it_predates_the_reveal(client, db):
     boards = seed_boards()
     row = BenchmarkHealth.objects.create(
