@@ -11,6 +11,7 @@ the API as a JSON error.
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
@@ -39,9 +40,11 @@ def visible_submission(request: HttpRequest, pk: int, *, scores: bool = True) ->
     submission = get_object_or_404(
         Submission.objects.select_related("benchmark", "participant", "judgments", "phase"), pk=pk
     )
-    seen = submission.scores_visible_to if scores else submission.is_visible_to
-    if not seen(request.user) or not (
+    if not submission.is_visible_to(request.user) or not (
         submission.benchmark.published or submission.benchmark.is_organised_by(request.user)
     ):
         raise Http404("No such run.")
+    if scores and not submission.scores_visible_to(request.user):
+        # its owners know it exists: say why its values are not shown, and until when
+        raise PermissionDenied(submission.scores_note(request.user))
     return submission

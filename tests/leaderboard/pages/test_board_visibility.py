@@ -83,8 +83,11 @@ def test_the_owner_of_a_hidden_run_sees_it_but_no_score(boards):
         assert "alpha-hidden" in page and "Scored" in page
         assert f"{HIDDEN_MAP:.4f}" not in page
         assert "Scores of the Test phase are shown from the reveal at 2026-05-10 12:00 UTC" in page
-        assert client.get(f"/submissions/{hidden}/per-need.csv").status_code == 404
-        assert client.get(f"/submissions/{hidden}/results/").status_code == 404
+        # her scores' own pages: refused with the reason, not a run that does not exist
+        refused = client.get(f"/submissions/{hidden}/per-need.csv")
+        assert refused.status_code == 403
+        assert "Scores of the Test phase are shown from the reveal" in refused.content.decode()
+        assert client.get(f"/submissions/{hidden}/results/").status_code == 403
         assert client.get(f"/submissions/{hidden}/status/").json()["status"] == "scored"
         mine = client.get("/accounts/runs/").content.decode()
         assert "alpha-hidden" in mine and f"{HIDDEN_MAP:.4f}" not in mine
@@ -122,7 +125,7 @@ def test_a_teammate_sees_the_team_runs_but_does_not_change_them(boards):
         assert f"{TEAM_OWNERS_MAP:.4f}" in page and "Edit description" not in page
         page = tom.get(f"/submissions/{hidden}/").content.decode()
         assert "zeta-hidden" in page and f"{TEAM_HIDDEN_MAP:.4f}" not in page
-        assert tom.get(f"/submissions/{hidden}/per-need.csv").status_code == 404
+        assert tom.get(f"/submissions/{hidden}/per-need.csv").status_code == 403
         assert tom.get(f"/submissions/{team.solo_run.pk}/").status_code == 404
         assert tom.get(f"/submissions/{owners}/edit/").status_code == 403
         assert tom.get(f"/submissions/{owners}/withdraw/").status_code == 403
