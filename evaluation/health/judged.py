@@ -72,8 +72,14 @@ class QrelsIndex:
         encoded = pc.dictionary_encode(need_ids)
         self.needs = pd.Index(encoded.dictionary.to_pylist(), dtype="str", name="need_id")
         self.need = to_numpy(encoded.indices, np.int64)
-        # the same as int32, what rankings of many runs are built from (half the bytes)
-        self.need32, self.relevance32 = self.need.astype(np.int32), self.relevance.astype(np.int32)
+        # the same as int32, what rankings of many runs are built from (half the bytes);
+        # a grade past int32 keeps the relevances as they are
+        small = not len(self.relevance) or (
+            np.iinfo(np.int32).min <= self.relevance.min()
+            and self.relevance.max() <= np.iinfo(np.int32).max
+        )
+        self.need32 = self.need.astype(np.int32)
+        self.relevance32 = self.relevance.astype(np.int32) if small else self.relevance
         key = pair_key(self.need, string_hash(self._doc))
         self._order = np.argsort(key, kind="stable")
         self._keys = key[self._order]

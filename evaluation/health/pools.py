@@ -42,7 +42,7 @@ import pyarrow as pa
 from evaluation.health.agreement import kendall_tau
 from evaluation.health.judged import READS_UNJUDGED, JudgedRanks, QrelsIndex, judged_ranks
 from evaluation.measures import Ranking, trec_order
-from evaluation.measures.ranking import NONPOOL, UNJUDGED
+from evaluation.measures.ranking import NONPOOL, UNJUDGED, grade_codes
 from evaluation.measures.request import parse_requests
 from evaluation.measures.scoring import score_ranking
 
@@ -95,13 +95,14 @@ def _ranking(
     batch: list[JudgedRanks],
     keep: np.ndarray | None,
     levels: np.ndarray,
+    grades: np.ndarray,
     relevance_level: int,
     full: bool,
 ) -> Ranking:
     """One :class:`~evaluation.measures.Ranking` of several runs: run j's need i is the
     ranking's need ``j * len(needs) + i``. ``keep``: which of the runs' judged rows
-    (concatenated) stay (None: all); ``levels``: per run, its needs x levels counts of
-    the judgments left. ``full``: the rows outside the qrels rebuilt from ``num_ret``."""
+    (concatenated) stay (None: all); ``levels``: per run, its needs x grades counts of
+    the judgments left (the grades in ``grades``). ``full``: the rows outside the qrels rebuilt from ``num_ret``."""
     n = len(qrels.needs)
     line = np.concatenate([found.line for found in batch])
     rank = np.concatenate([found.rank for found in batch])
@@ -131,19 +132,21 @@ def _ranking(
         num_ret=num_ret,
         has_run=has_run,
         rel_levels=levels.reshape(-1, levels.shape[-1]),
+        grades=grades,
         level=relevance_level,
         qrels_positive=int((qrels.relevance > 0).sum()),
     )
 
 
 def _counts(
-    qrels: QrelsIndex, group: np.ndarray, groups: int, width: int
+    qrels: QrelsIndex, group: np.ndarray, groups: int, grade: np.ndarray, width: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per group (``group`` of each qrels line, -1: none) and need: the count of each
-    non-negative relevance (groups x needs x ``width``) and of all lines."""
+    non-negative grade (``grade``: each line's index into the ``width`` grades, -1 for a
+    negative relevance; groups x needs x ``width``) and of all lines."""
     n = len(qrels.needs)
-    at = (group >= 0) & (qrels.relevance >= 0)
-    key = (group[at] * n + qrels.need[at]) * width + qrels.relevance[at]
+    at = (group >= 0) & (grade >= 0)
+    key = (group[at] * n + qrels.need[at]) * width + grade[at]
     levels = np.bincount(key, minlength=groups * n * width).reshape(groups, n, width)
     at = group >= 0
     lines = np.bincount(group[at] * n + qrels.need[at], minlength=groups * n)
@@ -166,11 +169,15 @@ def _per_need(
     requests = parse_requests(measures)
     full = any(req.measure.name in READS_UNJUDGED for req in requests)
     n = len(qrels.needs)
-    width = int(qrels.relevance[qrels.relevance >= 0].max(initial=0)) + 1
-    every, lines = _counts(qrels, np.zeros(len(qrels), np.int64), 1, width)
+    nonneg = qrels.relevance >= 0
+    grades, code = grade_codes(qrels.relevance[nonneg])
+    grade = np.full(len(qrels), -1, np.int64)
+    grade[nonneg] = code
+    width = len(grades)
+    every, lines = _counts(qrels, np.zeros(len(qrels), np.int64), 1, grade, width)
     if teams is not None:  # per team: the judgments left without its unique ones
         groups = int(max(unique_to.max(initial=-1), teams.max(initial=-1))) + 1
-        gone, gone_lines = _counts(qrels, unique_to, groups, width)
+        gone, gone_lines = _counts(qrels, unique_to, groups, grade, width)
         every, lines = every - gone, lines - gone_lines
     out: dict[str, list[np.ndarray]] = {}
     start = 0
@@ -187,7 +194,7 @@ def _per_need(
             line = np.concatenate([found.line for found in batch])
             keep = unique_to[line] != np.repeat(at, [len(found.line) for found in batch])
         levels, left = every[at], lines[at]
-        ranking = _ranking(qrels, batch, keep, levels, relevance_level, full)
+        ranking = _ranking(qrels, batch, keep, levels, grades, relevance_level, full)
         columns = score_ranking(ranking, requests, True, False).columns
         if len(columns) != len(measures):
             raise ValueError(f"measure {measures[0]!r} gives several values: name one")

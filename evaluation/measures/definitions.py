@@ -95,7 +95,7 @@ def binary_preference(r: Ranking) -> np.ndarray:
     """
     judged, need, nonrel, before = _bpref_terms(r)
     num_rel = r.num_rel[need]
-    num_nonrel = r.rel_levels[:, : max(r.level, 0)].sum(axis=1)[need]
+    num_nonrel = r.rel_levels[:, r.grades < r.level].sum(axis=1)[need]
     term = np.where(
         before > 0,
         1.0 - _div(np.minimum(before, num_rel), np.minimum(num_nonrel, num_rel)),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.measures.gains import _discount, _gain_table, _ideal, _row_gains, log2_of
+from evaluation.measures.gains import Gains, _discount, _gains, _ideal, _row_gains, log2_of
 from evaluation.measures.ranking import Ranking, within_group_position
 from evaluation.trec.arrays import run_starts
 
@@ -51,9 +51,9 @@ def _group_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ideal_by_position(r: Ranking, table: np.ndarray, pairs: list[tuple[str, float]]):
+def _ideal_by_position(r: Ranking, table: Gains):
     """Ideal gains flattened (need, gain, 1-based position), and m = positive entries per need."""
-    ideal_need, ideal_gain = _ideal(r, table, pairs)
+    ideal_need, ideal_gain = _ideal(r, table)
     position = within_group_position(ideal_need) + 1
     m = np.bincount(ideal_need, minlength=r.n).astype(np.int64)
     return ideal_need, ideal_gain, position, m
@@ -66,9 +66,9 @@ def g_measure(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str
     gain_i sums the run's gains down to rank i and cost_i sums max(ideal gain
     at position j, 1) for j <= i; G divides by the sum of the ideal gains.
     """
-    table = _gain_table(r, pairs)
+    table = _gains(r, pairs)
     gains = _row_gains(r, table)
-    ideal_need, ideal_gain, _, m = _ideal_by_position(r, table, pairs)
+    ideal_need, ideal_gain, _, m = _ideal_by_position(r, table)
     starts = np.concatenate(([0], np.cumsum(m)[:-1]))
     nonzero = gains != 0
     sums = _g_sums_at(r, gains, nonzero, ideal_need, ideal_gain, m, starts)
@@ -84,7 +84,7 @@ def g_measure(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str
     sum_cost, sum_results = sums
     with np.errstate(divide="ignore", invalid="ignore"):
         steps = 2 + sum_cost - sum_results
-        whole = np.all((steps == np.floor(steps)) & (steps >= 1))
+        whole = np.all((steps == np.floor(steps)) & (steps >= 1) & (steps < 2.0**53))
         # integer gains give integer steps: the C library's log2 from the table
         terms = gains[nonzero] / (log2_of(steps) if whole else np.log2(steps))
     total = r.total(terms, r.need[nonzero])
@@ -151,9 +151,9 @@ def ndcg_rel(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str,
     stops growing after its last positive gain); every relevant document not
     retrieved adds the final DCG / ideal DCG; the sum is divided by the number
     of positive-gain judged documents."""
-    table = _gain_table(r, pairs)
+    table = _gains(r, pairs)
     gains = _row_gains(r, table)
-    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table, pairs)
+    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table)
     ideal_running = _group_cumsum(ideal_gain / _discount(position), ideal_need)
     starts = np.concatenate(([0], np.cumsum(m)[:-1]))
     ideal_total = r.total(ideal_gain / _discount(position), ideal_need)
@@ -161,7 +161,10 @@ def ndcg_rel(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str,
     positive = gains[nonzero] > 0
     p_need, p_rank, p_dcg = need[positive], rank[positive], running[positive]
     upto = np.minimum(p_rank, m[p_need])
-    p_ideal = np.where(upto > 0, ideal_running[np.maximum(starts[p_need] + upto - 1, 0)], 0.0)
+    # a need with no positive ideal gain (a parameter gives its non-pool documents one):
+    # trec_eval divides by an ideal DCG of 0
+    p_ideal = np.zeros(len(upto))
+    p_ideal[upto > 0] = ideal_running[starts[p_need[upto > 0]] + upto[upto > 0] - 1]
     with np.errstate(divide="ignore", invalid="ignore"):
         total = r.total(p_dcg / p_ideal, p_need)
         dcg_total = r.total(gains[nonzero] / _discount(rank), need)
@@ -177,9 +180,9 @@ def rndcg(r: Ranking, pairs: list[tuple[str, float]], name: str) -> dict[str, np
     gain changes (the end of each gain level, and where it drops to 0), ndcg
     down to there; plus the whole ranking when it runs past that point.
     0 when the need has no relevant document."""
-    table = _gain_table(r, pairs)
+    table = _gains(r, pairs)
     gains = _row_gains(r, table)
-    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table, pairs)
+    ideal_need, ideal_gain, position, m = _ideal_by_position(r, table)
     ideal_running = _group_cumsum(ideal_gain / _discount(position), ideal_need)
     # a boundary b (1 <= b <= m) where the ideal gain at position b differs from b - 1's
     last = np.ones(len(ideal_need), bool)

@@ -257,8 +257,10 @@ class Ranking:
     ``rank`` (1-based), ``rel`` (qrels relevance, ``NONPOOL`` or ``UNJUDGED``).
     Need arrays: ``num_ret``, ``has_run`` (False for a need only scored
     because of ``complete``: it gets trec_eval's bogus ranking, one document
-    outside the qrels at rank 1), ``rel_levels`` (needs x levels: qrels documents
-    per non-negative relevance level) and the relevance threshold ``level``.
+    outside the qrels at rank 1), ``rel_levels`` (needs x grades: qrels documents
+    per non-negative relevance grade, the grades in ``grades``, ascending: only those
+    some judgment has, so a grade of 10,000,000 is one column, not ten million) and the
+    relevance threshold ``level``.
     ``interpolation``: which rule :mod:`evaluation.measures.interpolation`
     follows for this ranking (``exact``, ``trec_eval-9``, ``trec_eval-10``).
 
@@ -276,6 +278,7 @@ class Ranking:
     num_ret: np.ndarray
     has_run: np.ndarray
     rel_levels: np.ndarray
+    grades: np.ndarray
     level: int
     qrels_positive: int
     rank_disagrees: bool = False
@@ -303,7 +306,17 @@ class Ranking:
     @cached_property
     def num_rel(self) -> np.ndarray:
         """R: judged documents with relevance >= the threshold (levels >= 0 only)."""
-        return self.rel_levels[:, max(self.level, 0) :].sum(axis=1).astype(np.int64)
+        return self.rel_levels[:, self.grades >= self.level].sum(axis=1).astype(np.int64)
+
+    @cached_property
+    def top_grade(self) -> np.ndarray:
+        """Per need, its highest grade with a judgment (-1 when it has none): trec_eval's
+        ``num_rel_levels`` - 1, the last level of its gains array."""
+        present = self.rel_levels > 0
+        if not present.shape[1]:
+            return np.full(self.n, -1, np.int64)
+        top = present.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1)
+        return np.where(present.any(axis=1), self.grades[top], -1)
 
     @cached_property
     def hits(self) -> np.ndarray:
@@ -618,6 +631,28 @@ def _counts(need: np.ndarray, n: int) -> np.ndarray:
     return np.diff(bounds).astype(np.int64)
 
 
+DENSE_GRADES = 1 << 16  # grades below this are counted and looked up in dense tables
+
+
+def grade_codes(relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of non-negative ``relevance`` (ascending) and each one's index
+    into them. Grades are usually 0 to 4: one bincount; a grade past
+    :data:`DENSE_GRADES` (any int64 is read) takes a sort instead of a table that long.
+
+    >>> [a.tolist() for a in grade_codes(np.array([3, 0, 10_000_000, 3]))]
+    [[0, 3, 10000000], [1, 0, 2, 1]]
+    """
+    if not len(relevance):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if int(relevance.max()) < DENSE_GRADES:
+        present = np.bincount(relevance) > 0
+        grades = np.flatnonzero(present)
+        position = np.cumsum(present) - 1
+        return grades, position[relevance]
+    grades, code = np.unique(relevance, return_inverse=True)
+    return grades.astype(np.int64), code.reshape(-1)
+
+
 def finish_ranking(
     judged_needs: list[str],
     need: np.ndarray,
@@ -640,10 +675,10 @@ def finish_ranking(
     num_ret = _counts(need, n)
     has_run = num_ret > 0 if max_depth is None or max_depth > 0 else np.isin(np.arange(n), r_need)
     nonneg = q_rel >= 0
-    levels = int(q_rel[nonneg].max()) + 1 if nonneg.any() else 1
+    grades, code = grade_codes(q_rel[nonneg])
     rel_levels = np.bincount(
-        q_need[nonneg].astype(np.int64) * levels + q_rel[nonneg], minlength=n * levels
-    ).reshape(n, levels)
+        q_need[nonneg].astype(np.int64) * len(grades) + code, minlength=n * len(grades)
+    ).reshape(n, len(grades))
     if complete and not has_run.all():
         # trec_eval -c scores a need without run lines on a bogus one-document
         # ranking (a doc outside the qrels at rank 1); do the same, so every measure
@@ -669,6 +704,7 @@ def finish_ranking(
         num_ret=num_ret,
         has_run=has_run,
         rel_levels=rel_levels,
+        grades=grades,
         level=relevance_level,
         qrels_positive=int((q_rel > 0).sum()),
         rank_disagrees=rank_disagrees,

@@ -98,15 +98,15 @@ def test_g_at_the_non_zero_rows_is_g_from_every_row(needs, docs, levels, scores,
 
 def test_g_shortcut_declines_costs_that_are_not_whole_numbers():
     ranking = _ranking([("q", "a", 1), ("q", "b", 2)], [("q", "a", 2.0), ("q", "b", 1.0)])
-    table = gains._gain_table(ranking, [("1", 0.5)])
+    table = gains._gains(ranking, [("1", 0.5)])
     row_gains = gains._row_gains(ranking, table)
-    ideal_need, ideal_gain, _, m = experimental._ideal_by_position(ranking, table, [("1", 0.5)])
+    ideal_need, ideal_gain, _, m = experimental._ideal_by_position(ranking, table)
     starts = np.concatenate(([0], np.cumsum(m)[:-1]))
     args = (ranking, row_gains, row_gains != 0, ideal_need, ideal_gain, m, starts)
     assert experimental._g_sums_at(*args) is not None  # max(0.5, 1) = 1: whole costs
-    table = gains._gain_table(ranking, [("2", 2.5)])
+    table = gains._gains(ranking, [("2", 2.5)])
     row_gains = gains._row_gains(ranking, table)
-    ideal_need, ideal_gain, _, m = experimental._ideal_by_position(ranking, table, [("2", 2.5)])
+    ideal_need, ideal_gain, _, m = experimental._ideal_by_position(ranking, table)
     args = (ranking, row_gains, row_gains != 0, ideal_need, ideal_gain, m, starts)
     assert experimental._g_sums_at(*args) is None
 
