@@ -229,11 +229,17 @@ def unjudged_at(r: Ranking, cutoffs: list[int]) -> dict[str, np.ndarray]:
 
 
 def r_precision_multiples(r: Ranking, cutoffs: list[tuple[str, float]]) -> dict[str, np.ndarray]:
-    """Rprec_mult_m = precision at rank c = (long)(m * R + 0.9), as trec_eval casts it; 0 if c = 0."""
+    """Rprec_mult_m = precision at rank c = (long)(m * R + 0.9), as trec_eval casts it; 0 if c = 0.
+
+    With a negative ``-l`` trec_eval counts the relevant documents above c down from
+    ``num_rel_ret`` at each hit below it, non-pool and unjudged ones included: short by
+    their number (:attr:`Ranking.unjudged_hits`), and 0 once that count runs out.
+    """
     out = {}
     for _, m in cutoffs:
         c = np.floor(m * r.num_rel.astype(np.float64) + 0.9).astype(np.int64)
-        out[f"Rprec_mult_{m:3.2f}"] = _div(_hits_within(r, c[r.hit_need]), c)
+        found = np.maximum(_hits_within(r, c[r.hit_need]) - r.unjudged_hits, 0)
+        out[f"Rprec_mult_{m:3.2f}"] = _div(found, c)
     return out
 
 

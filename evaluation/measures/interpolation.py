@@ -19,7 +19,11 @@ retrieved document down, as trec_eval's loop finds it.
 
 Edge cases: a level needing more relevant documents than were retrieved
 scores 0; level 0 (n = 0) is the best precision anywhere in the ranking (0 if
-nothing relevant was retrieved); a need without relevant documents scores 0.
+nothing relevant was retrieved, NaN if nothing was retrieved: ``-M 0``, where
+trec_eval divides 0 by 0 and prints ``-nan``); a need without relevant documents
+scores 0. With a negative ``-l`` the non-pool and unjudged documents are hits but
+not in ``num_rel_ret``, and trec_eval's count of the relevant found, taken down
+from ``num_rel_ret`` at each hit from the bottom, is short by their number.
 """
 
 from __future__ import annotations
@@ -110,16 +114,23 @@ def interpolated_precision(ranking: Ranking, levels: list[str]) -> np.ndarray:
     n_needs = ranking.n
     out = np.zeros((n_needs, len(levels)))
     hit_need, hit_rank, hit_count = ranking.hit_need, ranking.hit_rank, ranking.hit_count
+    # trec_eval counts the relevant documents down from num_rel_ret, from the bottom of
+    # the ranking, one less at each hit: hits beyond the judged ones (a negative -l)
+    # shift the count by ``surplus``, and the first ``surplus`` hits are never reached
+    surplus = ranking.unjudged_hits
     # best precision from the k-th relevant document down to the end of the ranking
-    best_from = _suffix_max(hit_count / hit_rank, hit_need)
+    best_from = _suffix_max((hit_count - surplus[hit_need]) / hit_rank, hit_need)
     num_rel = ranking.num_rel
-    num_hits = ranking.count(need=hit_need)
-    first_hit = np.searchsorted(hit_need, np.arange(n_needs))
+    num_hits = ranking.count(need=hit_need) - surplus
+    first_hit = np.searchsorted(hit_need, np.arange(n_needs)) + surplus
+    # nothing retrieved (-M 0): trec_eval's precision is 0 / 0, its level 0 value NaN
+    empty = ranking.num_ret == 0
     for j, level in enumerate(levels):
         needed = recall_cutoff(level, num_rel, ranking.interpolation)
         ok = (needed <= num_hits) & (num_hits > 0) & ranking.has_run
         at = first_hit + np.maximum(needed, 1) - 1
         out[ok, j] = best_from[at[ok]]
+        out[empty & (needed == 0), j] = np.nan
     return out
 
 

@@ -319,6 +319,16 @@ class Ranking:
         return np.where(present.any(axis=1), self.grades[top], -1)
 
     @cached_property
+    def unjudged_hits(self) -> np.ndarray:
+        """Per need, the retrieved documents counted as hits (``rel >= level``) without a
+        non-negative judgment: with a negative ``-l``, the non-pool and unjudged ones,
+        which trec_eval's loops count as relevant (``rel >= relevance_level``) beside
+        ``num_rel_ret``, which does not; 0 otherwise."""
+        if self.level >= 0:
+            return np.zeros(self.n, np.int64)
+        return self.count(need=self.hit_need) - self.num_rel_ret
+
+    @cached_property
     def hits(self) -> np.ndarray:
         """Row positions of relevant retrieved documents (``rel >= level``)."""
         return np.flatnonzero(self.rel >= self.level)

@@ -483,3 +483,22 @@ def test_relstring_reads_only_the_top_rows_and_says_the_same(length):
     lines = [(f"q{n}", f"d{d}", float(rng.integers(0, 5))) for n in range(7) for d in range(25)]
     ranking = rank_run(qrels_of(judged), run_of(lines), complete=True)
     assert definitions.relstring(ranking, length) == _relstring_all_rows(ranking, length)
+
+
+def test_rprec_mult_with_a_negative_level_counts_as_trec_eval_s_loop(tmp_path):
+    """/tmp/te/trec_eval -l -1 -m Rprec_mult q r (and -l -2): the hits d9 d1 d4 d2 d8 d3 d7
+    are counted down from num_rel_ret = 3 (d1, d2, d3), so none is left above rank 5."""
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n1 0 d4 -1\n1 0 d5 1\n")
+    (tmp_path / "r").write_text(
+        "1 Q0 d9 1 9 t\n1 Q0 d1 2 8 t\n1 Q0 d4 3 7 t\n1 Q0 d2 4 6 t\n"
+        "1 Q0 d8 5 5 t\n1 Q0 d3 6 4 t\n1 Q0 d7 7 3 t\n"
+    )
+    expected = ["0.0000"] * 5 + ["0.2000", "0.3333", "0.4286", "0.3750", "0.3750"]
+    for level in (-1, -2):
+        e = evaluate(tmp_path / "q", tmp_path / "r", ["Rprec_mult"], relevance_level=level)
+        assert [f"{v:.4f}" for k, v in e.summary.items() if k.startswith("Rprec_mult")] == expected
+    # qrels "1 0 d1 1 / 1 0 d2 0", run d9 d1 d2: /tmp/te/trec_eval -l -1 -m Rprec_mult.1 q r
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d2 0\n")
+    (tmp_path / "r").write_text("1 Q0 d9 1 3 t\n1 Q0 d1 2 2 t\n1 Q0 d2 3 1 t\n")
+    e = evaluate(tmp_path / "q", tmp_path / "r", ["Rprec_mult.1"], relevance_level=-1)
+    assert f"{e.summary['Rprec_mult_1.00']:.4f}" == "0.5000"
