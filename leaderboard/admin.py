@@ -15,6 +15,7 @@ import os
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
+from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
 from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm, PhaseForm
@@ -107,12 +108,22 @@ class OrganizerScoped:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
+class PhaseFormSet(BaseInlineFormSet):
+    def clean(self) -> None:
+        super().clean()
+        for form in self.deleted_forms:  # a phase that still hides runs stays (the API's 409)
+            refusal = form.instance.pk and form.instance.deletion_refusal()
+            if refusal:
+                raise ValidationError(refusal)
+
+
 class PhaseInline(admin.TabularInline):
     """A campaign's phases on its benchmark's form (times in UTC); permissions follow the
     benchmark's (``obj`` is the benchmark here)."""
 
     model = Phase
     form = PhaseForm
+    formset = PhaseFormSet
     extra = 0
     fields = [
         "name",

@@ -157,10 +157,19 @@ class PhaseDetail(ApiView):
     @extend_schema(
         operation_id="deletePhase",
         summary="Delete a phase (organizers)",
-        description="As in the admin: its runs stay, outside any phase; its pools go.",
+        description="As in the admin: its runs stay, outside any phase; its pools go. "
+        "Refused (409) while its board hides runs or scores that it holds, before the "
+        "reveal: outside any phase they would show.",
         request=None,
-        responses={204: OpenApiResponse(description="Deleted."), **errors(401, 403, 404, 429)},
+        responses={
+            204: OpenApiResponse(description="Deleted."),
+            **errors(401, 403, 404, 409, 429),
+        },
     )
     def delete(self, request: Request, slug: str, phase_id: int) -> Response:
-        phase_of(organised(request, slug), phase_id).delete()
+        phase = phase_of(organised(request, slug), phase_id)
+        refusal = phase.deletion_refusal()
+        if refusal:
+            raise ApiError(409, refusal)
+        phase.delete()
         return Response(status=204)

@@ -134,6 +134,21 @@ class Phase(models.Model):
             )
         return f"{self.name} phase: scores hidden until {until}."
 
+    def deletion_refusal(self, now: dt.datetime | None = None) -> str:
+        """Why the phase may not be deleted now ("" if it may): its runs would leave it
+        for no phase, whose board is open, and so show what its board still hides."""
+        if self.board_open(now):
+            return ""
+        held = self.runs().count()
+        if not held:
+            return ""
+        what = "scores" if self.board == "hidden" else "runs"
+        return (
+            f"The phase {self.name} holds {held} run(s) whose {what} are hidden until the "
+            f"reveal; deleted, its runs would be outside any phase and shown to everyone. "
+            f"Set its board to public first if that is meant."
+        )
+
     def scores_note(self) -> str:
         """What a run page says in place of a hidden phase's scores."""
         reveal = self.benchmark.reveal_at

@@ -146,8 +146,22 @@ def test_phases_are_added_listed_changed_and_deleted_with_the_admins_checks(
     error_of(renamed, 409)
     assert Phase.objects.get(pk=test_id).opens == dt.datetime(2026, 12, 10, tzinfo=UTC)
 
+    # a hidden board that holds a run, before the reveal: deleted, the run's scores
+    # would show (its runs go outside any phase), so it is refused until made public
+    held = Submission.objects.create(
+        benchmark=organised, participant=organizer, run_name="held", phase=stored, file="r.txt"
+    )
+    refused = error_of(client.delete(f"{PHASES}{test_id}/", headers=headers), 409)
+    assert refused["error"] == (
+        "The phase Test holds 1 run(s) whose scores are hidden until the reveal; deleted, its "
+        "runs would be outside any phase and shown to everyone. Set its board to public "
+        "first if that is meant."
+    )
+    assert patch(client, f"{PHASES}{test_id}/", {"board": "public"}, headers).status_code == 200
     assert client.delete(f"{PHASES}{test_id}/", headers=headers).status_code == 204
     error_of(client.get(f"{PHASES}{test_id}/", headers=headers), 404)
+    held.refresh_from_db()
+    assert held.phase is None
     error_of(client.delete(f"{PHASES}{test_id}/", headers=headers), 404)
     assert list(organised.phases.values_list("name", flat=True)) == ["Dev"]
 
