@@ -190,6 +190,44 @@ def test_an_organizer_sets_phases_on_the_benchmark_form(client, organizer):
     assert not Benchmark.objects.filter(slug="other").exists()
 
 
+def test_a_phase_that_still_hides_its_runs_is_not_deleted(client, organizer):
+    """The inline's delete box on a hidden board holding a run, before the reveal: the
+    form says why (the API's 409) and the phase stays."""
+    from leaderboard.models import Phase, Submission
+
+    client.force_login(organizer)
+    phase = {
+        "phases-0-name": "Test",
+        "phases-0-opens_0": "2026-07-10",
+        "phases-0-opens_1": "00:00:00",
+        "phases-0-closes_0": "2026-07-20",
+        "phases-0-closes_1": "12:00:00",
+        "phases-0-board": "hidden",
+    }
+    created = client.post(
+        "/admin/leaderboard/benchmark/add/", {**benchmark_form(), **phase, "phases-TOTAL_FORMS": 1}
+    )
+    assert created.status_code == 302, created.content.decode()[:2000]
+    benchmark = Benchmark.objects.get(slug="robust")
+    saved = benchmark.phases.get()
+    Submission.objects.create(
+        benchmark=benchmark, participant=organizer, run_name="held", phase=saved, file="r.txt"
+    )
+    deleting = {
+        **benchmark_form(),
+        **phase,
+        "phases-TOTAL_FORMS": 1,
+        "phases-INITIAL_FORMS": 1,
+        "phases-0-id": saved.pk,
+        "phases-0-benchmark": benchmark.pk,
+        "phases-0-DELETE": "on",
+    }
+    response = client.post(f"/admin/leaderboard/benchmark/{benchmark.pk}/change/", deleting)
+    assert response.status_code == 200
+    assert "The phase Test holds 1 run(s) whose scores are hidden" in response.content.decode()
+    assert Phase.objects.filter(pk=saved.pk).exists()
+
+
 def test_a_change_to_how_runs_are_scored_requeues_them_as_the_api_does(
     client, organizer, demo, django_capture_on_commit_callbacks
 ):
