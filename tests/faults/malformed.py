@@ -131,8 +131,8 @@ def _special(rng: random.Random, name: str, kind: str) -> Malformed:
 
 def _empty(rng: random.Random, name: str) -> Malformed:
     kind = rng.choice(["nothing", "blank", "comments"])
-    if kind == "nothing":  # Django's file field refuses it before the run check
-        return Malformed(name, b"", None, "", whole="The submitted file is empty.")
+    if kind == "nothing":  # refused by the run check, named as any bad file
+        return Malformed(name, b"", 1, "empty file")
     if kind == "blank":
         return Malformed(name, b"\n \n\t\r\n" * rng.randint(1, 50), 1, "empty file")
     content = b"# no run here\n\n# still nothing\n" * rng.randint(1, 5)
