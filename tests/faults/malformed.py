@@ -29,12 +29,9 @@ class Malformed:
     line: int | None  # the line the refusal must name; None: any line (random bytes...)
     reason: str  # a regex the reason must match
     deep: bool = False  # past the upload check's first 1,000 lines
-    whole: str = ""  # a refusal about the whole upload, not a line: its exact message
 
     @property
     def expected(self) -> re.Pattern:
-        if self.whole:
-            return re.compile(re.escape(self.whole))
         line = r"\d+" if self.line is None else str(self.line)
         return re.compile(rf"{re.escape(self.name)}:{line}: {self.reason}")
 
