@@ -261,6 +261,8 @@ def _score_run(scorer: Scorer, path: str, args: argparse.Namespace, many: bool):
     (exit status, Evaluation or None)."""
     from evaluation.measures.evaluation import NeedWithoutRun
 
+    # among many runs, a warning says whose it is
+    warn = _warner(f"{path}: " if many else "")
     try:
         result = scorer.evaluate(path)
     except (TrecFormatError, OSError) as err:
@@ -268,21 +270,27 @@ def _score_run(scorer: Scorer, path: str, args: argparse.Namespace, many: bool):
     except NeedWithoutRun as err:
         # trec_eval 10.0 prints the -q lines of the needs before the missing one, then stops
         if err.partial is not None:
-            for warning in err.partial.warnings:
-                print(f"warning: {warning}", file=sys.stderr)
+            warn(err.partial.warnings)
             if args.format == "text":
                 sys.stdout.write(err.partial.to_trec_eval(per_need=args.q, summary=False))
         print(f"trec_eval: {err}", file=sys.stderr)
         return 4, None
     except ValueError as err:
         return _failed(err), None
+    warn(result.warnings)
     if args.format != "text":
-        for warning in result.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
         return 0, result
     text = result.to_trec_eval(per_need=args.q, summary=not args.n)
-    _print_text(text, result.warnings, result.run_id, many)
+    _print_text(text, result.run_id, many)
     return 0, None
+
+
+def _warner(prefix: str):
+    def warn(warnings: list[str]) -> None:
+        for warning in warnings:
+            print(f"warning: {prefix}{warning}", file=sys.stderr)
+
+    return warn
 
 
 def _failed(err: Exception) -> int:
@@ -306,9 +314,7 @@ def _unreadable(err: OSError) -> str:
     return f"{err.filename}:0: {err.strerror}"
 
 
-def _print_text(text: str, warnings: list[str], run_id: str, many: bool) -> None:
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+def _print_text(text: str, run_id: str, many: bool) -> None:
     if many and _RUNID_LINE not in "\n" + text:
         text = f"{'runid':<22}\tall\t{run_id}\n" + text
     sys.stdout.write(text)

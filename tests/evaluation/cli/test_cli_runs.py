@@ -121,7 +121,9 @@ def test_runs_scored_at_once_print_what_one_after_another_prints(runs):
         code, out, err = two
         assert code == 2 and out.count("runid                 \tall\t") == 15
         assert err.splitlines()[0] == f"{folder / 'c.txt'}:1: score 'abc' is not a number"
-        assert "2 different tags in the run; its runid is the last line's, 'y'" in err
+        # among many runs a warning names its run
+        said = "2 different tags in the run; its runid is the last line's, 'y'"
+        assert f"warning: {folder / 'd.txt'}: {said}" in err.splitlines()
     one = _command("-j", "1", "-m", "nDCG10", str(qrels), str(folder))
     two = _command("-j", "2", "-m", "nDCG10", str(qrels), str(folder))
     assert one == two and two[:2] == (1, "") and "illegal measure 'nDCG10'" in two[2]
