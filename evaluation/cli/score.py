@@ -287,8 +287,9 @@ def _score_run(scorer: Scorer, path: str, args: argparse.Namespace, many: bool):
 
 def _warner(prefix: str):
     def warn(warnings: list[str]) -> None:
-        for warning in warnings:
-            print(f"warning: {prefix}{warning}", file=sys.stderr)
+        for warning in warnings:  # the reader's own name the file already
+            named = warning if warning.startswith(prefix) else prefix + warning
+            print(f"warning: {named}", file=sys.stderr)
 
     return warn
 

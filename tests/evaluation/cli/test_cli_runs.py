@@ -114,16 +114,19 @@ def test_runs_scored_at_once_print_what_one_after_another_prints(runs):
     (folder / "d.txt").write_text("q1 Q0 d2 1 3 x\nq2 Q0 d3 1 1 y\n")  # two tags: a warning
     for i in range(12):  # more runs than workers, each its own runid
         (folder / f"e{i:02d}.txt").write_text(f"q1 Q0 d{i % 3 + 1} 1 3 r{i}\nq2 Q0 d3 1 1 r{i}\n")
+    (folder / "f.txt").write_text("q1 Q0 d1 1 3 f\nq1 Q0 d2 2 4 f\n")  # ranks against scores
     for flags in (["-m", "map", "-m", "P.5"], ["-q"], ["-c", "-m", "ndcg"]):
         one = _command("-j", "1", *flags, str(qrels), str(folder))
         two = _command("-j", "3", *flags, str(qrels), str(folder))
         assert one == two
         code, out, err = two
-        assert code == 2 and out.count("runid                 \tall\t") == 15
+        assert code == 2 and out.count("runid                 \tall\t") == 16
         assert err.splitlines()[0] == f"{folder / 'c.txt'}:1: score 'abc' is not a number"
         # among many runs a warning names its run
         said = "2 different tags in the run; its runid is the last line's, 'y'"
         assert f"warning: {folder / 'd.txt'}: {said}" in err.splitlines()
+        disagrees = "the rank column disagrees with the score order; ranks come from the scores"
+        assert f"warning: {folder / 'f.txt'}: {disagrees}" in err.splitlines()
     one = _command("-j", "1", "-m", "nDCG10", str(qrels), str(folder))
     two = _command("-j", "2", "-m", "nDCG10", str(qrels), str(folder))
     assert one == two and two[:2] == (1, "") and "illegal measure 'nDCG10'" in two[2]
