@@ -158,17 +158,20 @@ def test_an_organizer_writes_rules_and_data_in_markdown(client, organizer):
     assert benchmark.data_description == "- **4** needs"
 
 
+# the phases inline's first row: a hidden-board Test phase
+TEST_PHASE = {
+    "phases-0-name": "Test",
+    "phases-0-opens_0": "2026-07-10",
+    "phases-0-opens_1": "00:00:00",
+    "phases-0-closes_0": "2026-07-20",
+    "phases-0-closes_1": "12:00:00",
+    "phases-0-board": "hidden",
+}
+
+
 def test_an_organizer_sets_phases_on_the_benchmark_form(client, organizer):
     client.force_login(organizer)
-    phase = {
-        "phases-0-name": "Test",
-        "phases-0-opens_0": "2026-07-10",
-        "phases-0-opens_1": "00:00:00",
-        "phases-0-closes_0": "2026-07-20",
-        "phases-0-closes_1": "12:00:00",
-        "phases-0-total_limit": 3,
-        "phases-0-board": "hidden",
-    }
+    phase = {**TEST_PHASE, "phases-0-total_limit": 3}
     response = client.post(
         "/admin/leaderboard/benchmark/add/", {**benchmark_form(), **phase, "phases-TOTAL_FORMS": 1}
     )
@@ -196,14 +199,7 @@ def test_a_phase_that_still_hides_its_runs_is_not_deleted(client, organizer):
     from leaderboard.models import Phase, Submission
 
     client.force_login(organizer)
-    phase = {
-        "phases-0-name": "Test",
-        "phases-0-opens_0": "2026-07-10",
-        "phases-0-opens_1": "00:00:00",
-        "phases-0-closes_0": "2026-07-20",
-        "phases-0-closes_1": "12:00:00",
-        "phases-0-board": "hidden",
-    }
+    phase = TEST_PHASE
     created = client.post(
         "/admin/leaderboard/benchmark/add/", {**benchmark_form(), **phase, "phases-TOTAL_FORMS": 1}
     )
