@@ -183,6 +183,7 @@ def _ranked(
     max_depth: int | None,
     complete: bool,
     interpolation: str = "exact",
+    judged_only: bool = False,
 ) -> Ranking:
     """:func:`rank_run` on a run, its frame or its lines."""
     if isinstance(run, Run):
@@ -194,6 +195,7 @@ def _ranked(
         max_depth,
         complete,
         interpolation=check_mode(interpolation),
+        judged_only=judged_only,
     )
 
 
@@ -235,6 +237,7 @@ def evaluate(
     max_depth: int | None = None,
     complete: bool = False,
     interpolation: str = "exact",
+    judged_only: bool = False,
 ) -> Evaluation:
     """Score ``run`` against ``qrels`` with trec_eval's measures and semantics.
 
@@ -245,6 +248,9 @@ def evaluate(
     need is scored, those the run did not answer with zeros (and are averaged
     in); without it they are skipped (trec_eval 9.0.8's behaviour; 10.0-rc3
     aborts there). Run needs absent from the qrels are ignored (and warned about).
+    ``judged_only``: ``-J``, after ordering and ``max_depth`` only the documents judged
+    in the qrels (any relevance >= 0, non-relevant included) are kept, ranked 1..k in
+    their order; ``num_ret`` and every measure see that list.
 
     ``interpolation``: ``"exact"`` (the seed's definition of interpolated
     precision, 64-bit scores), ``"trec_eval-9"`` or ``"trec_eval-10"``: every
@@ -279,7 +285,9 @@ def evaluate(
     # the ranking lets each of the run's columns (~500 MB for 7M lines of 28-byte doc
     # ids) go once it has used it, when the caller does not hold the run
     del run
-    ranking = _ranked(qrels, lines, relevance_level, max_depth, complete, interpolation)
+    ranking = _ranked(
+        qrels, lines, relevance_level, max_depth, complete, interpolation, judged_only
+    )
     judged = _judged_needs(qrels)
     warnings += need_warnings(run_needs, judged, ranking.rank_disagrees)
     missing = sorted(judged - run_needs, key=str.encode)

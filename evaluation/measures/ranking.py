@@ -9,6 +9,9 @@
   ``interpolation="trec_eval-9"`` scores are first rounded to 32-bit floats, as
   9.0.8 stores them (``float sim``), so scores equal in single precision tie;
 - ``-M depth`` keeps the first ``depth`` documents of every need after ordering;
+- ``-J`` (``judged_only``) then drops the documents without a non-negative judgment
+  (``NONPOOL`` and ``UNJUDGED``) and ranks those left 1..k in their order, so
+  ``num_ret`` is k (``comp_rank_judged``); ``-c``'s bogus document is dropped too;
 - a retrieved document takes its qrels relevance; one absent from the qrels of
   its need is ``NONPOOL`` (-1); one judged with a negative relevance is
   ``UNJUDGED`` (-2): "in the pool but not judged";
@@ -430,6 +433,7 @@ def rank_run(
     complete: bool = False,
     doc_hash: np.ndarray | None = None,
     interpolation: str = "exact",
+    judged_only: bool = False,
 ) -> Ranking:
     """Order ``run`` as trec_eval does and look every retrieved document up in ``qrels``.
 
@@ -443,6 +447,8 @@ def rank_run(
     caller has it; else computed here.
     ``interpolation``: kept on the ranking for the interpolated measures; with
     ``"trec_eval-9"`` the scores are ordered as 32-bit floats (9.0.8's reading).
+    ``judged_only``: ``-J``, only the documents judged (relevance >= 0) are kept, ranked
+    1..k in their order after ``-M``.
     """
     lines = run if isinstance(run, RunLines) else RunLines.of(run, doc_hash)
     del run, doc_hash
@@ -520,7 +526,7 @@ def rank_run(
 
     ranking = finish_ranking(
         judged_needs, need, rank, rel, q_need, q_rel, r_need,
-        relevance_level, max_depth, complete, rank_disagrees, interpolation,
+        relevance_level, max_depth, complete, rank_disagrees, interpolation, judged_only,
     )  # fmt: skip
     ranking.judged_line, ranking.judged_rank = judged_line, judged_rank
     # without complete, finish_ranking keeps the needs with run lines only
@@ -676,11 +682,13 @@ def finish_ranking(
     complete: bool,
     rank_disagrees: bool,
     interpolation: str,
+    judged_only: bool = False,
 ) -> Ranking:
     """The :class:`Ranking` of ordered, judged lines (``need``, ``rank``, ``rel``; needs
     as indexes into ``judged_needs``) given the qrels' need indexes and relevances and
     the run lines' needs (``r_need``): per-need counts, ``-c``'s bogus rankings, and
-    needs without run lines dropped without ``complete``."""
+    needs without run lines dropped without ``complete``; with ``judged_only`` the rows
+    not judged dropped and the ranks renumbered."""
     n = len(judged_needs)
     num_ret = _counts(need, n)
     has_run = num_ret > 0 if max_depth is None or max_depth > 0 else np.isin(np.arange(n), r_need)
@@ -698,6 +706,14 @@ def finish_ranking(
         need = np.insert(need, at, missing)
         rank = np.insert(rank, at, 1)
         rel = np.insert(rel, at, NONPOOL)
+        num_ret = _counts(need, n)
+    if judged_only and not (rel >= 0).all():
+        # after has_run: a need whose lines are all unjudged is still answered (scored
+        # with num_ret 0, as trec_eval's condensed list is empty), and the bogus
+        # document, outside the qrels, goes as trec_eval's does
+        keep = np.flatnonzero(rel >= 0)
+        need, rel = need[keep], rel[keep]
+        rank = within_group_position(need) + 1
         num_ret = _counts(need, n)
     if not complete and not has_run.all():
         chosen = np.flatnonzero(has_run)

@@ -21,8 +21,9 @@ from evaluation.trec.hashing import string_hash
 from tests.evaluation.reference import order as reference_order
 
 
-def _reference_rows(qrels, run, max_depth):
-    """(need index, rank, rel) of every ranked line, needs in strcmp order, the slow way."""
+def _reference_rows(qrels, run, max_depth, judged_only=False):
+    """(need index, rank, rel) of every ranked line, needs in strcmp order, the slow way;
+    ``judged_only``: trec_eval's -J, the judged ones (rel >= 0) after -M, ranked anew."""
     judged: dict[str, dict[str, int]] = {}
     for need, doc, rel in qrels.itertuples(index=False):
         judged.setdefault(need, {})[doc] = rel
@@ -32,10 +33,11 @@ def _reference_rows(qrels, run, max_depth):
     needs = sorted((n for n in judged if n in by_need), key=str.encode)
     rows = []
     for i, need in enumerate(needs):
-        for rank, doc in enumerate(reference_order(by_need, need)[:max_depth], start=1):
-            rel = judged[need].get(doc)
-            rel = NONPOOL if rel is None else UNJUDGED if rel < 0 else rel
-            rows.append((i, rank, rel))
+        rels = [judged[need].get(doc) for doc in reference_order(by_need, need)[:max_depth]]
+        rels = [NONPOOL if rel is None else UNJUDGED if rel < 0 else rel for rel in rels]
+        if judged_only:
+            rels = [rel for rel in rels if rel >= 0]
+        rows += [(i, rank, rel) for rank, rel in enumerate(rels, start=1)]
     return needs, rows
 
 
@@ -99,6 +101,28 @@ def test_handed_over_lines_rank_as_the_slow_reference(case):
     again = rank_run(qrels, run, max_depth=max_depth)
     assert again.rel.tolist() == ranking.rel.tolist()
     assert again.rank.tolist() == ranking.rank.tolist()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_runs(), st.booleans())
+def test_judged_only_keeps_the_judged_lines_ranked_anew(case, complete):
+    """trec_eval's -J: after ordering and -M, the lines without a judgment >= 0 (not in
+    the qrels, or judged < 0) go and the rest are ranked 1..k; a need left with none
+    keeps its place with num_ret 0, and -c's bogus document goes too."""
+    lines, judged, max_depth, _ = case
+    qrels = pd.DataFrame(judged, columns=["need_id", "doc_id", "relevance"])
+    run = pd.DataFrame(lines, columns=["need_id", "doc_id", "score"])
+    ranking = rank_run(qrels, run, max_depth=max_depth, complete=complete, judged_only=True)
+    needs, rows = _reference_rows(qrels, run, max_depth, judged_only=True)
+    if complete:
+        everyone = sorted(set(qrels["need_id"]), key=str.encode)
+        rows = [(everyone.index(needs[i]), rank, rel) for i, rank, rel in rows]
+        needs = everyone
+    assert ranking.need_ids.tolist() == needs
+    got = list(zip(ranking.need.tolist(), ranking.rank.tolist(), ranking.rel.tolist(), strict=True))
+    assert got == rows
+    assert ranking.num_ret.tolist() == [sum(r[0] == i for r in rows) for i in range(len(needs))]
+    assert ranking.has_run.tolist() == [need in set(run["need_id"]) for need in needs]
 
 
 def test_the_doc_ids_go_before_the_lines_are_ranked_when_nothing_else_holds_them(monkeypatch):
