@@ -1,4 +1,4 @@
-"""``python -m evaluation [-q] [-c] [-l N] [-M N] [-m MEASURE]... [--interpolation MODE]
+"""``python -m evaluation [-q] [-c] [-J] [-l N] [-M N] [-m MEASURE]... [--interpolation MODE]
 [--format text|json|csv] QRELS RUN [RUN ...]``
 
 A drop-in for trec_eval's common use: same flags, same measure names, same
@@ -40,7 +40,6 @@ from evaluation.trec.sources import TrecFormatError
 
 # trec_eval's options this command does not have: refused by name, not as unknown
 _UNSUPPORTED = {
-    "-J": ("--Judged_docs_only", "judged-documents-only mode"),
     "-N": ("--Number_docs_in_coll", "collection size"),
     "-D": ("--Debug_level", "debugging output"),
     "-R": ("--Rel_info_format", "judgment formats other than qrels"),
@@ -93,8 +92,15 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="max documents per need",
     )
+    parser.add_argument(
+        "-J",
+        "--Judged_docs_only",
+        dest="J",
+        action="store_true",
+        help="keep only judged documents, ranked 1..k in their order (after -M)",
+    )
     for short, (long, _) in _UNSUPPORTED.items():
-        takes = 0 if short in ("-J", "-o") else 1
+        takes = 0 if short == "-o" else 1
         parser.add_argument(short, long, nargs=takes, action=_Unsupported, help=argparse.SUPPRESS)
     parser.add_argument(
         "-m",

@@ -37,4 +37,5 @@ class Scorer:
             max_depth=args.M,
             complete=args.c,
             interpolation=args.interpolation,
+            judged_only=args.J,
         )

@@ -63,7 +63,7 @@ def test_nosummary_and_trec_eval_s_long_option_names(capsys):
 def test_trec_eval_s_options_this_command_lacks_are_refused_by_name(capsys):
     files = [str(SUITE / "qrels.test"), str(SUITE / "results.test")]
     for option, said in [
-        (["-J"], "-J (trec_eval's judged-documents-only mode) is not supported"),
+        (["-o"], "-o (trec_eval's obsolete output format) is not supported"),
         (["-N", "1000"], "-N (trec_eval's collection size) is not supported"),
         (["--Zscore", "z.txt"], "--Zscore (trec_eval's z-scores) is not supported"),
     ]:
@@ -72,6 +72,45 @@ def test_trec_eval_s_options_this_command_lacks_are_refused_by_name(capsys):
         out, err = capsys.readouterr()
         assert (stopped.value.code, out) == (2, "")
         assert err.splitlines()[-1] == f"python -m evaluation: error: {said}"
+
+
+def test_judged_docs_only(capsys, tmp_path):
+    """-J: d3 (judged -1), d9 and d8 (not in the qrels) go, the rest ranked anew after -M
+    (d2 before d1: tied, doc id descending); b keeps only unjudged lines, c has none (-c)."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("a 0 d1 1\na 0 d2 0\na 0 d3 -1\na 0 d4 2\na 0 d5 1\n"
+                     "b 0 d1 1\nb 0 d2 0\nc 0 d9 1\n")  # fmt: skip
+    run_file = tmp_path / "run"
+    run_file.write_text("a Q0 d9 1 5.0 t\na Q0 d3 2 4.0 t\na Q0 d2 3 3.0 t\na Q0 d1 4 3.0 t\n"
+                        "a Q0 d8 5 2.5 t\na Q0 d4 6 2.0 t\na Q0 d5 7 1.0 t\n"
+                        "b Q0 d7 1 2.0 t\nb Q0 d6 2 1.0 t\n")  # fmt: skip
+    flags = ["-c", "-q", "-M", "6", "-m", "num_ret", "-m", "map", "-m", "P.1,3",
+             "-m", "relstring.6"]  # fmt: skip
+    code, out, err = run(capsys, "-J", *flags, str(qrels), str(run_file))
+    assert (code, err) == (0, "")
+    # trec_eval 10.0: trec_eval -J -c -q -M 6 -m num_ret -m map -m P.1,3 -m relstring.6
+    assert out.splitlines() == [
+        "num_ret               \ta\t3",
+        "map                   \ta\t0.3889",
+        "P_1                   \ta\t0.0000",
+        "P_3                   \ta\t0.6667",
+        "relstring_6           \ta\t'012'",
+        "num_ret               \tb\t0",
+        "map                   \tb\t0.0000",
+        "P_1                   \tb\t0.0000",
+        "P_3                   \tb\t0.0000",
+        "relstring_6           \tb\t''",
+        "num_ret               \tc\t0",
+        "map                   \tc\t0.0000",
+        "P_1                   \tc\t0.0000",
+        "P_3                   \tc\t0.0000",
+        "relstring_6           \tc\t''",
+        "num_ret               \tall\t3",
+        "map                   \tall\t0.1296",
+        "P_1                   \tall\t0.0000",
+        "P_3                   \tall\t0.2222",
+    ]
+    assert run(capsys, "--Judged_docs_only", *flags, str(qrels), str(run_file))[1] == out
 
 
 def test_json_and_csv(capsys):

@@ -201,6 +201,27 @@ def test_trec_eval_suite_as_trec_eval_10(expected, flags, qrels, results):
 
 @pytest.mark.parametrize(
     ("expected", "flags", "qrels", "results"),
+    [
+        ("out.test.aqJ", ["-J", "-m", "all_trec", "-q"], "qrels.test", "results.test"),
+        (
+            "out.test.aqcMJ",
+            ["-J", "-m", "all_trec", "-q", "-c", "-M100"],
+            "qrels.test",
+            "results.trunc",
+        ),
+    ],
+)
+def test_judged_docs_only_as_trec_eval_10(expected, flags, qrels, results):
+    """-J: every line trec_eval 10.0 prints with it (made by /tmp/te's build, see the
+    README), 302's bogus -c ranking and -M included."""
+    ours = run_cli(
+        "--interpolation", "trec_eval-10", *flags, str(SUITE / qrels), str(SUITE / results)
+    )
+    assert ours == (SUITE / expected).read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("expected", "flags", "qrels", "results"),
     [run for run in SUITE_RUNS if "comments" not in run[2]],  # 9.0.8 reads no comments
 )
 def test_trec_eval_suite_as_trec_eval_9(expected, flags, qrels, results):
