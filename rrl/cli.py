@@ -21,6 +21,7 @@ Progress goes to stderr as plain text (no extra dependency), results to stdout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import os
 import sys
@@ -130,11 +131,25 @@ def main(argv: list[str] | None = None) -> int:
     if settings.url is None:
         return _fail("which site? Give --url URL (or set RRL_URL), or log in first.", 2)
 
+    import httpx
+
     from rrl.client import ApiError, Client, Conflict, RunFailed
 
     try:
         with Client(settings.url, settings.token) as client:
             return COMMANDS[args.command](client, args, path)
+    except BrokenPipeError:  # `rrl runs | head`: the reader has what it wanted
+        with contextlib.suppress(OSError, ValueError):  # no flush error at exit either
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except httpx.TransportError as error:  # down, unreachable, or an answer lost
+        said = f"cannot reach {settings.url}: {error or type(error).__name__}"
+        if args.command == "submit":  # the run may have arrived before the answer was lost
+            said += (
+                f"\nthe run may have been stored: `rrl runs --benchmark {args.benchmark}` "
+                "lists your runs"
+            )
+        return _fail(said)
     except RunFailed as error:
         print(
             f"run {error.run.get('run_name')} (id {error.run.get('id')}) failed:", file=sys.stderr

@@ -72,5 +72,7 @@ def resolve(url: str | None, path: Path, env: dict[str, str] | None = None) -> S
     env = os.environ if env is None else env
     data = load(path)
     site = (url or env.get("RRL_URL") or data.get("url") or "").rstrip("/") or None
+    if site is not None and not site.lower().startswith(("http://", "https://")):
+        raise ValueError(f"the site's address starts with http:// or https://, not {site!r}")
     token = env.get("RRL_TOKEN") or (data.get("tokens", {}).get(site) if site else None)
     return Settings(site, token or None)

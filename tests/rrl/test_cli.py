@@ -29,6 +29,8 @@ def site(monkeypatch, tmp_path):
         state["seen"].append(
             (request.method, request.url.path, request.headers.get("Authorization"))
         )
+        if state["outcome"] == "unreachable":
+            raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
         path = request.url.path
         if path == "/api/tokens/":
             assert json.loads(request.content)["password"] == "secret"
@@ -103,6 +105,31 @@ def test_a_duplicate_names_the_existing_run_and_exits_1(site, capsys):
 def test_without_a_site_it_says_how_to_give_one(site, capsys):
     assert cli.main(["runs"]) == 2
     assert "--url" in capsys.readouterr().err
+    assert cli.main(["--url", "127.0.0.1:8000", "runs"]) == 1
+    assert capsys.readouterr().err == (
+        "rrl: the site's address starts with http:// or https://, not '127.0.0.1:8000'\n"
+    )
+
+
+def test_a_site_that_cannot_be_reached_is_said_in_a_line_not_a_traceback(site, capsys):
+    site["outcome"] = "unreachable"
+    assert cli.main(["--url", "http://lb.test", "runs"]) == 1
+    err = capsys.readouterr().err
+    assert err == "rrl: cannot reach http://lb.test: [Errno 111] Connection refused\n"
+    assert cli.main(["--url", "http://lb.test", "submit", "lib", site["file"]]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "rrl: cannot reach http://lb.test: [Errno 111] Connection refused",
+        "the run may have been stored: `rrl runs --benchmark lib` lists your runs",
+    ]
+
+
+def test_a_reader_that_closes_the_pipe_ends_it_quietly(site, capsys, monkeypatch):
+    def closed(client, args, path):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setitem(cli.COMMANDS, "runs", closed)
+    assert cli.main(["--url", "http://lb.test", "runs"]) == 1
+    assert capsys.readouterr().err == ""
 
 
 def test_board_compare_and_results_ask_for_a_version_and_needs_and_print_them(monkeypatch, capsys):
