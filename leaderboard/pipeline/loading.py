@@ -75,6 +75,14 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
     relevant = qrels["relevance"] >= benchmark.relevance_level
     need_ids = strcmp_sorted(qrels["need_id"].unique())
     check_needs(benchmark, need_ids, name)
+    if not relevant.any():
+        raise TrecFormatError(
+            name,
+            None,
+            f"no pair is judged relevant (relevance {benchmark.relevance_level} or more): every "
+            "score would be 0. A pool's export is loaded once its pairs are assessed, with "
+            "the earlier judgments",
+        )
     with transaction.atomic():
         Benchmark.objects.select_for_update().get(pk=benchmark.pk)
         version = (

@@ -250,6 +250,13 @@ def test_judgments_of_other_needs_or_without_the_private_ones_store_no_version(
         "v2.qrels: does not judge the private need(s) atwood of the benchmark's split: "
         "change the split first to leave them out"
     )
+    # the pool's export loaded as it is: nothing relevant, every score would be 0
+    pool = b"atwood 0 new-doc -1\nstage-plays 0 other-doc -1\n"
+    body = error_of(post_file(client, url, bearer(organizer), pool, "pool.qrels"), 400)
+    assert body["error"] == (
+        "pool.qrels: no pair is judged relevant (relevance 1 or more): every score would be "
+        "0. A pool's export is loaded once its pairs are assessed, with the earlier judgments"
+    )
     assert organised.judgments.versions().count() == 1
 
 

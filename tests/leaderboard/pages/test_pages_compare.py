@@ -189,9 +189,10 @@ def test_significance_matrix_tooltips_name_both_runs(client, library):
 def test_two_runs_on_judgments_without_a_relevant_document_compare_without_a_500(
     client, django_capture_on_commit_callbacks, participant, other_participant
 ):
-    """Judgments whose every pair is -1 (a pool's export loaded as it is): no need has a
-    relevant document, so there is nothing to pair on. The page, its JSON, its plot and
-    the API say so; the worker's comparing stores nothing and raises nothing."""
+    """Grades all below the benchmark's relevance level (raised after the judgments were
+    loaded): no need has a relevant document, so there is nothing to pair on. The page,
+    its JSON, its plot and the API say so; the worker's comparing stores nothing and
+    raises nothing."""
     import io
 
     from django.core.files.uploadedfile import SimpleUploadedFile
@@ -201,7 +202,8 @@ def test_two_runs_on_judgments_without_a_relevant_document_compare_without_a_500
 
     benchmark = Benchmark.objects.create(slug="tiny", title="Tiny")
     load_needs(benchmark, io.BytesIO(b"t1\tOne\nt2\tTwo\n"), "needs.tsv")
-    load_judgments(benchmark, io.BytesIO(b"t1 0 d1 -1\nt1 0 d2 -1\nt2 0 d3 -1\n"), "pool.qrels")
+    load_judgments(benchmark, io.BytesIO(b"t1 0 d1 1\nt1 0 d2 0\nt2 0 d3 1\n"), "qrels.txt")
+    Benchmark.objects.filter(pk=benchmark.pk).update(relevance_level=2)
     ids = []
     for user, body in (
         (participant, b"t1 Q0 d1 1 2 a\nt2 Q0 d3 1 2 a\n"),
