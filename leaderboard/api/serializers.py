@@ -17,7 +17,7 @@ from rest_framework import serializers
 
 from evaluation.measures import stored_measures
 from leaderboard.api.lenses import NEEDS_HELP, LensQuerySerializer, needs_field
-from leaderboard.models import Benchmark, Submission
+from leaderboard.models import RUN_NAME_RE, Benchmark, Submission, run_name_validator
 from leaderboard.reading.boards import measure_labels
 from leaderboard.reading.lenses import NEEDS
 from leaderboard.reading.names import shown_names
@@ -312,8 +312,9 @@ class UploadSerializer(serializers.Serializer):
         allow_empty_file=True,
     )
     run_name = serializers.RegexField(
-        r"^[A-Za-z0-9._-]{1,40}$",
+        RUN_NAME_RE,
         required=False,
+        error_messages={"invalid": run_name_validator.message},
         help_text="Defaults to the run's tag; unique on the benchmark.",
     )
     description = serializers.CharField(required=False, allow_blank=True)

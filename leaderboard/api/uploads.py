@@ -29,6 +29,7 @@ from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import absolute
+from leaderboard.models import RUN_NAME_RE, run_name_validator
 from leaderboard.reading.visibility import visible_benchmark
 from leaderboard.uploads.presigned import UploadRefused, confirm_upload, start_upload
 
@@ -42,8 +43,9 @@ class PresignedRequestSerializer(serializers.Serializer):
         help_text="The exact number of bytes that will be PUT (the signature covers it).",
     )
     run_name = serializers.RegexField(
-        r"^[A-Za-z0-9._-]{1,40}$",
+        RUN_NAME_RE,
         required=False,
+        error_messages={"invalid": run_name_validator.message},
         help_text="Defaults to the run's tag; unique on the benchmark.",
     )
     description = serializers.CharField(required=False, allow_blank=True)

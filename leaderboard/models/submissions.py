@@ -40,9 +40,8 @@ if TYPE_CHECKING:
     from leaderboard.models.results import Result
 
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9._-]{1,40}$")
-run_name_validator = RegexValidator(
-    RUN_NAME_RE, "Use 1 to 40 letters, digits, dots, underscores or hyphens."
-)
+RUN_NAME_RULE = "1 to 40 letters, digits, dots, underscores or hyphens"
+run_name_validator = RegexValidator(RUN_NAME_RE, f"Use {RUN_NAME_RULE}.")
 
 
 # A run's paper and code links: web addresses only (no ftp:, never javascript:).

@@ -12,6 +12,7 @@ from django.core.files.uploadedfile import UploadedFile
 
 from evaluation.trec import MAX_LINE_LENGTH, TrecFormatError, run_header
 from leaderboard.models import RUN_NAME_RE, Benchmark, Submission, run_name_validator
+from leaderboard.models.submissions import RUN_NAME_RULE
 from leaderboard.pipeline.coverage import none_answered
 from leaderboard.pipeline.files import sha256_of
 from leaderboard.uploads.handlers import check_upload, keep_parsed, parsed_file
@@ -133,7 +134,10 @@ class SubmissionForm(forms.Form):
         run_name = cleaned.get("run_name") or first_tag(upload)
         upload.seek(0)
         if not run_name:
-            self.add_error("run_name", "Give the run a name: its tag is not a valid run name.")
+            self.add_error(
+                "run_name",
+                f"Give the run a name: its tag is not a valid run name ({RUN_NAME_RULE}).",
+            )
             return cleaned
         if Submission.objects.for_benchmark(self.benchmark).holding_name(run_name).exists():
             message = f"A run named {run_name!r} already exists on this benchmark."

@@ -254,6 +254,17 @@ def test_a_run_that_fails_scoring_reports_its_reason(
     assert body["details"] == {"status": "failed"}
 
 
+def test_a_run_name_refused_says_the_rule(client, library, participant):
+    """The name given, or the tag taken for one: the refusal says what a name may be."""
+    rule = "1 to 40 letters, digits, dots, underscores or hyphens"
+    body = error_of(upload(client, bearer(participant), run_name="ünïcødé run"), 400)
+    assert body["error"] == f"Use {rule}."
+    tagged = RUN_B.replace(b"system-B", "ünïcødé".encode())
+    body = error_of(upload(client, bearer(participant), tagged), 400)
+    assert body["error"] == f"Give the run a name: its tag is not a valid run name ({rule})."
+    assert not Submission.objects.exists()
+
+
 @pytest.mark.parametrize(
     ("content", "reason"),
     [
