@@ -106,12 +106,17 @@ class Client(OrganizerCalls):
     def _presigned(self, benchmark, data, file_name, fields, key, progress) -> dict | None:
         if not self._direct:
             return None
-        try:
-            upload = self._json(
+
+        def start() -> httpx.Response:  # a lost answer leaves an unconfirmed upload: it expires
+            return self._request(
                 "POST",
                 f"/api/benchmarks/{benchmark}/uploads/",
                 json={"file_name": file_name, "size": len(data), **fields},
+                retry=False,
             )
+
+        try:
+            upload = self._retrying(start).json()
         except ApiError as error:
             if error.status in (404, 405, 501):  # no bucket here, or a site without the route
                 self._direct = error.status == 404  # a 404 may be the benchmark's alone
@@ -129,7 +134,8 @@ class Client(OrganizerCalls):
             ),
             key,
         )
-        return self._json("POST", f"/api/uploads/{upload['token']}/confirm/")
+        confirm = f"/api/uploads/{upload['token']}/confirm/"  # twice gives the same run
+        return self._retrying(lambda: self._request("POST", confirm, retry=False)).json()
 
     def _multipart(self, benchmark, data, file_name, fields, key, progress) -> dict:
         def send() -> httpx.Response:

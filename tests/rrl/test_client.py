@@ -50,6 +50,44 @@ def test_a_submit_retried_after_a_lost_answer_sends_the_same_key_and_new_calls_n
     assert asked_for_uploads == [1]  # after a 501 the client posts files straight away
 
 
+def test_a_lost_answer_when_asking_for_or_confirming_a_direct_upload_is_asked_again(
+    monkeypatch,
+):
+    """Starting a presigned upload and confirming it are sent again after a lost answer
+    (a confirmation sent twice gives the same run), as the form upload is."""
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        calls.append(f"{request.method} {request.url.host}{path}")
+        if path.endswith("/uploads/") and calls.count(calls[-1]) == 1:
+            raise httpx.ReadTimeout("the answer was lost")
+        if path.endswith("/uploads/"):
+            return httpx.Response(
+                201,
+                json={"method": "PUT", "url": "http://bucket.test/k", "headers": {}, "token": "t1"},
+            )
+        if request.url.host == "bucket.test":
+            return httpx.Response(200)
+        if path == "/api/uploads/t1/confirm/" and calls.count(calls[-1]) == 1:
+            raise httpx.ConnectError("reset")
+        return httpx.Response(201, json={"id": 9, "status": "queued"})
+
+    def put(method, url, *, content, headers, timeout):  # the PUT goes to the bucket itself
+        return handler(httpx.Request(method, url, headers=headers, content=b"".join(content)))
+
+    monkeypatch.setattr(httpx, "request", put)
+    client = client_for(handler)
+    assert client.submit("lib", {"q1": {"d1": 1.0}}, name="r1")["id"] == 9
+    assert calls == [
+        "POST lb.test/api/benchmarks/lib/uploads/",
+        "POST lb.test/api/benchmarks/lib/uploads/",
+        "PUT bucket.test/k",
+        "POST lb.test/api/uploads/t1/confirm/",
+        "POST lb.test/api/uploads/t1/confirm/",
+    ]
+
+
 def test_errors_carry_the_servers_json_and_a_409_names_the_existing_run():
     existing = {"run_name": "bm25", "id": 3, "url": "http://lb.test/api/submissions/3/"}
 
