@@ -120,8 +120,8 @@ class SubmissionList(ApiView):
             if not request.user.is_authenticated:
                 raise exceptions.NotAuthenticated()
             runs = runs.filter(participant=request.user)
-        if "benchmark" in query:
-            runs = runs.filter(benchmark__slug=query["benchmark"])
+        if "benchmark" in query:  # a benchmark the caller cannot see is none: a 404
+            runs = runs.filter(benchmark=visible_benchmark(request, query["benchmark"]))
         if "status" in query:
             runs = runs.filter(status=query["status"])
         runs = runs.select_related(

@@ -415,8 +415,11 @@ def test_unknown_things_are_json_404s(client, library, participant):
         "/api/benchmarks",  # no slash: a JSON 404, not an HTML redirect
         "/api/benchmarks/library/submissions/extra/",
         "/api/benchmarks/not a slug/",
+        "/api/submissions/?benchmark=nope",  # not an empty list: no such benchmark
     ]:
         error_of(client.get(url), 404)
+    listed = client.get("/api/submissions/?benchmark=library", headers=headers).json()
+    assert [r["id"] for r in listed["submissions"]] == [queued.pk]
     error_of(client.post("/api/benchmarks/library/submissions"), 404)
 
 
