@@ -75,6 +75,14 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
     relevant = qrels["relevance"] >= benchmark.relevance_level
     need_ids = strcmp_sorted(qrels["need_id"].unique())
     check_needs(benchmark, need_ids, name)
+    unknown = unknown_need_line(benchmark, qrels["need_id"])
+    if unknown is not None:
+        line, need = unknown
+        raise TrecFormatError(
+            name,
+            line,
+            f"need {need!r} is not a need of {benchmark.title} (load it with the needs first)",
+        )
     if not relevant.any():
         raise TrecFormatError(
             name,
@@ -149,6 +157,20 @@ def check_needs(benchmark: Benchmark, need_ids: list[str], name: str) -> None:
             f"does not judge the private need(s) {_few(missing)} of the benchmark's split: "
             "change the split first to leave them out",
         )
+
+
+def unknown_need_line(benchmark: Benchmark, need_ids) -> tuple[int, str] | None:
+    """The first line (1-based) and need of a qrels file's ``need_ids`` (a column, a line
+    a row) that the benchmark's needs file did not list; None when all are listed, or
+    when the benchmark has no needs file (its needs come from its judgments then)."""
+    listed = set(benchmark.needs.exclude(title="").values_list("need_id", flat=True))
+    if not listed:
+        return None
+    unknown = ~need_ids.astype(str).isin(listed)
+    if not unknown.any():
+        return None
+    row = int(unknown.to_numpy().argmax())
+    return row + 1, str(need_ids.iloc[row])
 
 
 def _few(needs: list[str], shown: int = 5) -> str:

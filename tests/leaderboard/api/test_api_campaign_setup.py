@@ -250,6 +250,14 @@ def test_judgments_of_other_needs_or_without_the_private_ones_store_no_version(
         "v2.qrels: does not judge the private need(s) atwood of the benchmark's split: "
         "change the split first to leave them out"
     )
+    # a need the needs file does not list (a typo, another benchmark's): refused at its line
+    qrels = (DEMO / "qrels.txt").read_bytes()
+    more, line = qrels + b"zzz 0 zz 1\n", len(qrels.splitlines()) + 1
+    body = error_of(post_file(client, url, bearer(organizer), more, "v3.qrels"), 400)
+    assert body["error"] == (
+        f"v3.qrels:{line}: need 'zzz' is not a need of "
+        f"{organised.title} (load it with the needs first)"
+    )
     # the pool's export loaded as it is: nothing relevant, every score would be 0
     pool = b"atwood 0 new-doc -1\nstage-plays 0 other-doc -1\n"
     body = error_of(post_file(client, url, bearer(organizer), pool, "pool.qrels"), 400)

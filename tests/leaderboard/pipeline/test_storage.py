@@ -174,11 +174,11 @@ def test_a_gzip_bomb_is_refused_and_nothing_reaches_the_bucket(
 
 def test_judgments_loaded_from_the_admin_side_go_to_the_bucket(s3_library, bucket):
     with open(DEMO / "qrels.txt", "rb") as qrels:
-        stream = ContentFile(qrels.read() + b"extra-need 0 doc-1 1\n")
+        stream = ContentFile(qrels.read() + b"stage-plays 0 doc-extra 1\n")
     judgments = load_judgments(s3_library, stream, "qrels-v2.txt")
     assert judgments.version == 2
     assert judgments.file.name in bucket.keys()
-    assert bucket.read(judgments.file.name).endswith(b"extra-need 0 doc-1 1\n")
+    assert bucket.read(judgments.file.name).endswith(b"stage-plays 0 doc-extra 1\n")
 
 
 def test_a_run_missing_from_the_bucket_fails_with_its_name(s3_library, bucket, participant):
