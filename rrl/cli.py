@@ -40,8 +40,6 @@ from rrl.output import print_warnings as _print_warnings
 
 __all__ = ["main"]
 
-SHOWN = ("map", "P_10", "ndcg_cut_10", "recip_rank")
-
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="rrl", description="The leaderboard's client.")
@@ -211,8 +209,9 @@ def status(client, args, path) -> int:
     print(f"Run {run['run_name']} (id {run['id']}) on {run['benchmark']}: {run['status']}")
     if run["failure_reason"]:
         print(run["failure_reason"])
-    if run.get("summary"):
-        _print_summary(run, list(SHOWN))
+    if run.get("summary"):  # the measures its benchmark shows, as its pages and submit do
+        board = client.board(run["benchmark"])
+        _print_summary(run, [board["primary_measure"], *board["shown_measures"]])
     _print_warnings(run)
     return 0
 

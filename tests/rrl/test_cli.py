@@ -56,8 +56,17 @@ def site(monkeypatch, tmp_path):
                     **run,
                     "status": state["outcome"],
                     "failure_reason": "run.txt:3: score 'x' is not a number" if failed else "",
-                    "summary": None if failed else {"map": 0.5, "P_10": 0.25, "num_ret": 10.0},
-                    "labels": {} if failed else {"map": "AP", "P_10": "P@10", "num_ret": "NumRet"},
+                    "summary": None
+                    if failed
+                    else {"map": 0.5, "P_10": 0.25, "ndcg_cut_10": 0.3, "num_ret": 10.0},
+                    "labels": {}
+                    if failed
+                    else {
+                        "map": "AP",
+                        "P_10": "P@10",
+                        "ndcg_cut_10": "nDCG@10",
+                        "num_ret": "NumRet",
+                    },
                 },
             )
         if path == "/api/benchmarks/lib/":
@@ -84,6 +93,13 @@ def test_login_keeps_the_token_and_submit_wait_prints_the_summary(site, capsys):
     assert "uploading: 100%" in err and "scoring: scored" in err
     # the stored token went with every request after the login
     assert all(auth == "Bearer rrl_new" for _, path, auth in site["seen"] if path != "/api/tokens/")
+
+
+def test_status_prints_the_measures_its_benchmark_shows(site, capsys):
+    assert cli.main(["--url", "http://lb.test", "status", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "AP    0.5000" in out and "P@10  0.2500" in out  # primary, shown
+    assert "nDCG@10" not in out and "NumRet" not in out  # stored, not shown by lib
 
 
 def test_a_run_that_failed_prints_file_line_reason_and_exits_1(site, capsys):
