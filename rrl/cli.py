@@ -41,10 +41,23 @@ from rrl.output import print_warnings as _print_warnings
 __all__ = ["main"]
 
 
+def positive(text: str) -> int:
+    """A run, pool or judgments number: a whole number from 1 (the server has no other)."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"a whole number from 1, not {text!r}")
+    return number
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="rrl", description="The leaderboard's client.")
     top.add_argument("--url", help="The site's address (default: RRL_URL or the last login).")
-    top.add_argument("--json", action="store_true", help="Print the API's JSON answer.")
+    top.add_argument(
+        "--json", action="store_true", help="Print the API's JSON answer (before the command)."
+    )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     login = commands.add_parser("login", help="Get a token and keep it in the config file.")
@@ -59,7 +72,7 @@ def parser() -> argparse.ArgumentParser:
     submit.add_argument("--wait", action="store_true", help="Wait until it is scored.")
 
     status = commands.add_parser("status", help="One run's status and scores.")
-    status.add_argument("id", type=int)
+    status.add_argument("id", type=positive)
 
     runs = commands.add_parser("runs", help="Your runs, newest first.")
     runs.add_argument("--benchmark")
@@ -68,20 +81,22 @@ def parser() -> argparse.ArgumentParser:
     board = commands.add_parser("board", help="A benchmark's leaderboard.")
     board.add_argument("benchmark")
     board.add_argument("--measure")
-    board.add_argument("--judgments", type=int, help="A judgments version (default: the current).")
+    board.add_argument(
+        "--judgments", type=positive, help="A judgments version (default: the current)."
+    )
     board.add_argument(
         "--needs", choices=["public", "private", "all"], help="Default: what the board shows you."
     )
 
     compare = commands.add_parser("compare", help="Two runs compared, with paired tests.")
     compare.add_argument("benchmark")
-    compare.add_argument("a", type=int)
-    compare.add_argument("b", type=int)
+    compare.add_argument("a", type=positive)
+    compare.add_argument("b", type=positive)
     compare.add_argument(
         "--measure", help="In either name system; by default the benchmark's primary measure."
     )
     compare.add_argument(
-        "--judgments", type=int, help="A judgments version (default: the current)."
+        "--judgments", type=positive, help="A judgments version (default: the current)."
     )
     compare.add_argument(
         "--needs", choices=["public", "private", "all"], help="Default: what the board shows you."
@@ -93,12 +108,12 @@ def parser() -> argparse.ArgumentParser:
     download.add_argument("-o", "--output", help="Where to write it.")
 
     withdraw = commands.add_parser("withdraw", help="Withdraw one of your runs, for good.")
-    withdraw.add_argument("id", type=int)
+    withdraw.add_argument("id", type=positive)
 
     final = commands.add_parser(
         "final", help="Mark your team's final runs, in priority order (none: show them)."
     )
-    final.add_argument("ids", type=int, nargs="*", metavar="RUN_ID")
+    final.add_argument("ids", type=positive, nargs="*", metavar="RUN_ID")
     final.add_argument("--benchmark", help="Its slug (default: the first run's benchmark).")
     final.add_argument("--phase", help="Default: the phase open now.")
     final.add_argument("--clear", action="store_true", help="Unmark all: the latest count.")
@@ -106,10 +121,10 @@ def parser() -> argparse.ArgumentParser:
     results = commands.add_parser(
         "results", help="A run's per-need values beside the best, median and worst runs."
     )
-    results.add_argument("id", type=int)
+    results.add_argument("id", type=positive)
     results.add_argument("--measure", help="A stored measure (default: the primary one).")
     results.add_argument(
-        "--judgments", type=int, help="A judgments version (default: the current)."
+        "--judgments", type=positive, help="A judgments version (default: the current)."
     )
     results.add_argument(
         "--needs", choices=["public", "private", "all"], help="Default: what the board shows you."

@@ -102,6 +102,15 @@ def test_status_prints_the_measures_its_benchmark_shows(site, capsys):
     assert "nDCG@10" not in out and "NumRet" not in out  # stored, not shown by lib
 
 
+def test_an_id_that_no_run_can_have_is_a_usage_error_before_any_request(site, capsys):
+    for argv in (["status", "--", "-1"], ["results", "0"], ["compare", "5", "x"]):
+        with pytest.raises(SystemExit) as stopped:
+            cli.main(["--url", "http://lb.test", *argv])
+        assert stopped.value.code == 2
+        assert "a whole number from 1, not" in capsys.readouterr().err
+    assert site["seen"] == []
+
+
 def test_a_run_that_failed_prints_file_line_reason_and_exits_1(site, capsys):
     site["outcome"] = "failed"
     assert cli.main(["--url", "http://lb.test", "submit", "lib", site["file"], "--wait"]) == 1
