@@ -267,8 +267,7 @@ def _score_run(scorer: Scorer, path: str, args: argparse.Namespace, many: bool):
     (exit status, Evaluation or None)."""
     from evaluation.measures.evaluation import NeedWithoutRun
 
-    # among many runs, a warning says whose it is
-    warn = _warner(f"{path}: " if many else "")
+    prefix = f"{path}: " if many else ""  # among many runs, a warning says whose it is
     try:
         result = scorer.evaluate(path)
     except (TrecFormatError, OSError) as err:
@@ -276,14 +275,14 @@ def _score_run(scorer: Scorer, path: str, args: argparse.Namespace, many: bool):
     except NeedWithoutRun as err:
         # trec_eval 10.0 prints the -q lines of the needs before the missing one, then stops
         if err.partial is not None:
-            warn(err.partial.warnings)
+            _warn(err.partial.warnings, prefix)
             if args.format == "text":
                 sys.stdout.write(err.partial.to_trec_eval(per_need=args.q, summary=False))
         print(f"trec_eval: {err}", file=sys.stderr)
         return 4, None
     except ValueError as err:
         return _failed(err), None
-    warn(result.warnings)
+    _warn(result.warnings, prefix)
     if args.format != "text":
         return 0, result
     text = result.to_trec_eval(per_need=args.q, summary=not args.n)
@@ -291,13 +290,10 @@ def _score_run(scorer: Scorer, path: str, args: argparse.Namespace, many: bool):
     return 0, None
 
 
-def _warner(prefix: str):
-    def warn(warnings: list[str]) -> None:
-        for warning in warnings:  # the reader's own name the file already
-            named = warning if warning.startswith(prefix) else prefix + warning
-            print(f"warning: {named}", file=sys.stderr)
-
-    return warn
+def _warn(warnings: list[str], prefix: str) -> None:
+    for warning in warnings:  # the reader's own name the file already
+        named = warning if warning.startswith(prefix) else prefix + warning
+        print(f"warning: {named}", file=sys.stderr)
 
 
 def _failed(err: Exception) -> int:

@@ -5,15 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('leaderboard', '0022_submission_parsed'),
+        ("leaderboard", "0022_submission_parsed"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='submission',
-            name='parsed',
-            field=models.FileField(blank=True, help_text="The run's lines as the upload check parsed them (Arrow IPC, lz4): scoring reads these instead of parsing the file again; empty for a run stored without them, whose file is parsed.", max_length=320, upload_to=leaderboard.models.submissions.parsed_path),
+            model_name="submission",
+            name="parsed",
+            field=models.FileField(
+                blank=True,
+                help_text="The run's lines as the upload check parsed them (Arrow IPC, lz4): scoring reads these instead of parsing the file again; empty for a run stored without them, whose file is parsed.",
+                max_length=320,
+                upload_to=leaderboard.models.submissions.parsed_path,
+            ),
         ),
     ]

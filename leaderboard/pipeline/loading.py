@@ -74,23 +74,7 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
         return latest
     relevant = qrels["relevance"] >= benchmark.relevance_level
     need_ids = strcmp_sorted(qrels["need_id"].unique())
-    check_needs(benchmark, need_ids, name)
-    unknown = unknown_need_line(benchmark, qrels["need_id"])
-    if unknown is not None:
-        line, need = unknown
-        raise TrecFormatError(
-            name,
-            line,
-            f"need {need!r} is not a need of {benchmark.title} (load it with the needs first)",
-        )
-    if not relevant.any():
-        raise TrecFormatError(
-            name,
-            None,
-            f"no pair is judged relevant (relevance {benchmark.relevance_level} or more): every "
-            "score would be 0. A pool's export is loaded once its pairs are assessed, with "
-            "the earlier judgments",
-        )
+    check_version(benchmark, qrels, need_ids, relevant, name)
     with transaction.atomic():
         Benchmark.objects.select_for_update().get(pk=benchmark.pk)
         version = (
@@ -136,18 +120,38 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
     return judgments
 
 
-def check_needs(benchmark: Benchmark, need_ids: list[str], name: str) -> None:
-    """Refuse (``TrecFormatError``, naming the file) judgments that are surely another
-    benchmark's or would break the split: none of the benchmark's needs judged, or a
+def check_version(benchmark: Benchmark, qrels, need_ids: list[str], relevant, name: str) -> None:
+    """Refuse (``TrecFormatError``, naming the file) judgments that are surely not the
+    benchmark's next version: none of its needs judged, a need its needs file did not list
+    (at its line; a benchmark without a needs file takes its needs from its judgments), no
+    pair ``relevant`` (a pool's export before assessing: every score would be 0), or a
     private need of its split left out (its private board would lose it)."""
-    known = strcmp_sorted(benchmark.needs.values_list("need_id", flat=True))
+    titled = dict(benchmark.needs.values_list("need_id", "title"))
     judged = set(need_ids)
-    if known and judged.isdisjoint(known):
+    if titled and judged.isdisjoint(titled):
+        known = strcmp_sorted(titled)
         raise TrecFormatError(
             name,
             None,
             f"judges none of the benchmark's {len(known)} needs ({_few(known)}); "
             f"its needs are {_few(need_ids)}",
+        )
+    listed = {need for need, title in titled.items() if title}
+    if listed and not judged <= listed:
+        row = int((~qrels["need_id"].astype(str).isin(listed)).to_numpy().argmax())
+        raise TrecFormatError(
+            name,
+            row + 1,  # a qrels line a row: no blank or comment lines are read
+            f"need {qrels['need_id'].iloc[row]!r} is not a need of {benchmark.title} "
+            "(load it with the needs first)",
+        )
+    if not relevant.any():
+        raise TrecFormatError(
+            name,
+            None,
+            f"no pair is judged relevant (relevance {benchmark.relevance_level} or more): every "
+            "score would be 0. A pool's export is loaded once its pairs are assessed, with "
+            "the earlier judgments",
         )
     missing = [need for need in benchmark.private_needs or [] if need not in judged]
     if missing:
@@ -157,20 +161,6 @@ def check_needs(benchmark: Benchmark, need_ids: list[str], name: str) -> None:
             f"does not judge the private need(s) {_few(missing)} of the benchmark's split: "
             "change the split first to leave them out",
         )
-
-
-def unknown_need_line(benchmark: Benchmark, need_ids) -> tuple[int, str] | None:
-    """The first line (1-based) and need of a qrels file's ``need_ids`` (a column, a line
-    a row) that the benchmark's needs file did not list; None when all are listed, or
-    when the benchmark has no needs file (its needs come from its judgments then)."""
-    listed = set(benchmark.needs.exclude(title="").values_list("need_id", flat=True))
-    if not listed:
-        return None
-    unknown = ~need_ids.astype(str).isin(listed)
-    if not unknown.any():
-        return None
-    row = int(unknown.to_numpy().argmax())
-    return row + 1, str(need_ids.iloc[row])
 
 
 def _few(needs: list[str], shown: int = 5) -> str:
@@ -194,7 +184,8 @@ def settings_changed(benchmark: Benchmark, changed: Iterable[str]) -> tuple[int,
     ``changed_data``) calls for: every run rescored when a scoring setting changed, else the
     missing tests when the primary or tested measures did; the health recomputed when the
     reveal moved (its statistics cover the hidden phases' runs once revealed, and no
-    longer when the reveal is put back). The admin and the API both call it. Returns (runs rescored, runs queued for comparison)."""
+    longer when the reveal is put back). The admin and the API both call it. Returns
+    (runs rescored, runs queued for comparison)."""
     changed = set(changed)
     if "reveal_at" in changed:  # which runs the statistics cover moves with the reveal
         health_changed(benchmark)
