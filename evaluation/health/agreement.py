@@ -14,9 +14,10 @@ means under two measures, or under two judgments versions after a rescore.
 
   It is not symmetric: ``reference`` is the ranking taken as true. It ranges over
   [-1, 1] and equals 1 for identical orders and -1 for reversed ones. Ties (the
-  definition has none) are broken by the runs' order as given, in both rankings, so
-  tied scores count as agreeing. Vectorised: one N x N comparison (N runs), fine for
-  the thousands of runs a benchmark holds.
+  definition has none) count as agreeing, whatever the order the runs are given in:
+  runs tied in ``estimate`` are placed in ``reference``'s order, and a run above
+  another that ``reference`` ties with it counts as correctly placed. Vectorised: one
+  N x N comparison (N runs), fine for the thousands of runs a benchmark holds.
 
 Example: reference (3, 2, 1) and estimate (3, 1, 2) give tau = 1/3 and
 tau_AP = 2/2 * (1/1 + 1/2) - 1 = 0.5.
@@ -52,21 +53,14 @@ def kendall_tau(reference: ArrayLike, estimate: ArrayLike) -> float:
     return float(stats.kendalltau(x, y).statistic)
 
 
-def _positions(scores: np.ndarray) -> np.ndarray:
-    """Position of each run when sorted by score descending, ties in given order."""
-    order = np.argsort(-scores, kind="stable")
-    position = np.empty(scores.size, dtype=np.int64)
-    position[order] = np.arange(scores.size)
-    return position
-
-
 def tau_ap(reference: ArrayLike, estimate: ArrayLike) -> float:
     """AP correlation of ``estimate`` against ``reference`` (see the module docstring); NaN below 2 runs."""
     x, y = _pair(reference, estimate)
     count = x.size
     if count < 2:
         return math.nan
-    truth = _positions(x)[np.argsort(-y, kind="stable")]  # reference position, in estimate order
-    above = np.tril(truth[:, None] > truth[None, :], k=-1)  # [i, j]: j above i in both
+    # Estimate order, its ties in reference order; the reference scores in that order.
+    truth = x[np.lexsort((-x, -y))]
+    above = np.tril(truth[None, :] >= truth[:, None], k=-1)  # [i, j]: j above i in both
     correct = above.sum(axis=1)[1:]
     return float(2.0 / (count - 1) * np.sum(correct / np.arange(1, count)) - 1.0)

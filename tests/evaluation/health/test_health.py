@@ -191,6 +191,23 @@ def slow_tau_ap(reference: list[float], estimate: list[float]) -> float:
     return 2.0 / (n - 1) * total - 1.0
 
 
+def test_tau_ap_ties_count_as_agreeing_in_any_run_order() -> None:
+    # Two runs tied on one ranking: the result must not depend on which was listed first.
+    assert tau_ap([1, 1], [1, 2]) == tau_ap([1, 1], [2, 1]) == 1.0
+    assert tau_ap([2, 1], [1, 1]) == tau_ap([1, 2], [1, 1]) == 1.0
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        x = rng.integers(0, 4, 9).astype(float)  # P@10-like means: many ties
+        y = x + rng.integers(-1, 2, 9)
+        order = rng.permutation(9)
+        assert tau_ap(x[order], y[order]) == tau_ap(x, y)
+        # a tie is what breaking it in the other ranking's favour gives (alike if tied in both)
+        alike = 1e-12 * np.arange(9)
+        xs, ys = x + 1e-9 * y - alike, y + 1e-9 * x - alike
+        assert tau_ap(x, y) == pytest.approx(slow_tau_ap(list(xs), list(ys)), abs=1e-12)
+    assert tau_ap([1, 1, 2], [1, 1, 2]) == 1.0  # a ranking against itself, ties and all
+
+
 def test_tau_and_tau_ap() -> None:
     assert kendall_tau([3, 2, 1], [3, 1, 2]) == pytest.approx(1 / 3)
     assert tau_ap([3, 2, 1], [3, 1, 2]) == pytest.approx(0.5)
