@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def read_scores(path: str) -> pd.DataFrame:
-    """Read a needs x runs CSV (gzip accepted); a blank or non-numeric score is an error."""
+    """Read a needs x runs CSV (gzip accepted); a blank, non-numeric or infinite score is
+    an error."""
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, ValueError) as error:
@@ -99,11 +100,12 @@ def read_scores(path: str) -> pd.DataFrame:
         line = int(np.flatnonzero(frame.index.duplicated())[0]) + 2
         raise InputError(f"{path}:{line}: need {frame.index[line - 2]!r} listed twice")
     values = frame.apply(pd.to_numeric, errors="coerce")
-    bad = values.isna().to_numpy()
+    bad = ~np.isfinite(values.to_numpy(dtype=np.float64))  # "inf", "1e999": no score either
     if bad.any():
         row, col = (int(i[0]) for i in np.nonzero(bad))
         cell = frame.iat[row, col]
-        raise InputError(f"{path}:{row + 2}: run {frame.columns[col]!r}: {cell!r} is not a number")
+        what = "is not a number" if np.isnan(values.iat[row, col]) else "is not a finite number"
+        raise InputError(f"{path}:{row + 2}: run {frame.columns[col]!r}: {cell!r} {what}")
     return values.astype(np.float64)
 
 

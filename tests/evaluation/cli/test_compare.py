@@ -117,6 +117,8 @@ def test_few_needs_warning_is_a_note(tmp_path: Path, capsys: pytest.CaptureFixtu
     [
         ("a,b\n0.1,0.2\n0.3,\n", "tiny.csv:3: run 'b': '' is not a number"),
         ("a,b\n0.1,0.2\n0.3,x\n", "tiny.csv:3: run 'b': 'x' is not a number"),
+        ("a,b\n0.1,0.2\n0.3,0.4\n-inf,0.1\n", "tiny.csv:4: run 'a': '-inf' is not a finite number"),
+        ("a,b\n0.1,1e999\n", "tiny.csv:2: run 'b': '1e999' is not a finite number"),
         ("need,a,b\n1,0.1,0.2\n1,0.3,0.3\n", "tiny.csv:3: need '1' listed twice"),
         ("a\n0.1\n", "at least two run columns"),
     ],
