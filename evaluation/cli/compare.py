@@ -288,7 +288,10 @@ def _signed(value: float | None) -> str:
 
 
 def _inf(pair: dict) -> str:
-    """Effect size of a constant nonzero difference (sd = 0) is infinite."""
+    """Effect size of a constant nonzero difference (sd = 0) is infinite; with one need
+    there is no sd at all (NaN)."""
+    if pair["n"] < 2:
+        return "-"
     return "+inf" if pair["mean_diff"] > 0 else "-inf"
 
 

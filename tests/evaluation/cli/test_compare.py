@@ -105,6 +105,19 @@ def test_need_id_column_gzip_and_edge_cases(
     assert same_offset["t_p"] > 0
 
 
+def test_effect_size_of_one_need_is_undefined_not_infinite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one, offset = tmp_path / "one.csv", tmp_path / "offset.csv"
+    one.write_text("a,b\n0.5,0.3\n")
+    offset.write_text("a,b\n0.5,0.3\n0.4,0.2\n0.3,0.1\n")
+    assert main(["--scores", str(one)]) == 0
+    row = capsys.readouterr().out.splitlines()[-1]
+    assert "nan]       -  1/0/0" in row and "inf" not in row  # no sd from one need: NaN
+    assert main(["--scores", str(offset)]) == 0
+    assert "+0.2000]    +inf  3/0/0" in capsys.readouterr().out  # sd = 0
+
+
 def test_few_needs_warning_is_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "tiny.csv"
     path.write_text("x,y\n0.1,0.2\n0.3,0.5\n0.2,0.4\n")
