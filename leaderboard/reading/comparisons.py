@@ -100,7 +100,7 @@ def verdict(name_a: str, name_b: str, measure: str, test: dict) -> str:
     ``test`` is ``stats_for_pair``'s (differences a - b): the mean difference, the needs
     won, tied and lost by a, and the paired t-test's raw p (one question, nothing to
     correct). "ahead on k of n needs" counts the needs where that run scores higher; a
-    p that cannot be computed (the same difference on every need) says so."""
+    p that cannot be computed (one need, or the same difference on every need) says so."""
     n = int(test.get("n") or 0)
     label = measure_label(measure)
     if n == 0:
@@ -118,7 +118,8 @@ def verdict(name_a: str, name_b: str, measure: str, test: dict) -> str:
         lead = f"{ahead} is ahead of {behind} by {size} {label} on {won} of {needs}"
     p = _number(test.get("t_p"))
     if p is None:
-        return f"{lead}; the t-test cannot be computed (the same difference on every need)."
+        why = "one need has no spread" if n == 1 else "the same difference on every need"
+        return f"{lead}; the t-test cannot be computed ({why})."
     significant = "significant" if p < ALPHA else "not significant"
     return f"{lead}; the difference is {significant} (t-test p {_p_text(p)})."
 

@@ -50,6 +50,11 @@ def test_equal_means_and_uncomputable_p_are_said_as_such():
     assert verdict("a", "b", "map", flat).endswith(
         "the t-test cannot be computed (the same difference on every need)."
     )
+    one = {"n": 1, "mean_diff": 0.2, "wins": 1, "ties": 0, "losses": 0, "t_p": float("nan")}
+    assert verdict("a", "b", "map", one) == (
+        "a is ahead of b by 0.2000 AP on 1 of 1 need; "
+        "the t-test cannot be computed (one need has no spread)."
+    )
     assert verdict("a", "b", "map", {"n": 0}) == "a and b share no judged need to compare on AP."
 
 
