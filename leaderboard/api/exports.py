@@ -38,10 +38,11 @@ class LeaderboardExport(ApiView):
     fmt = "json"
 
     def get(self, request: Request, slug: str):
-        measure = self.query(s.MeasureQuerySerializer).get("measure")
+        query = self.query(s.ExportQuerySerializer)
         benchmark = visible_benchmark(request, slug)
-        board = board_for(request, benchmark, measure)  # an unknown measure: a JSON 400
-        return conditional_file(request, leaderboard_file(board, self.fmt), board.lens)
+        board = board_for(request, benchmark, query.get("measure"))  # unknown: a JSON 400
+        export = leaderboard_file(board, self.fmt, query["correction"])
+        return conditional_file(request, export, board.lens)
 
 
 def conditional_file(request: Request, response, lens):
@@ -60,7 +61,7 @@ class LeaderboardJson(LeaderboardExport):
     @extend_schema(
         operation_id="exportLeaderboardJson",
         summary="The leaderboard as the page's JSON download (every digit)",
-        parameters=[s.MeasureQuerySerializer],
+        parameters=[s.ExportQuerySerializer],
         responses={
             (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
             304: OpenApiResponse(description="Not modified."),
@@ -77,7 +78,7 @@ class LeaderboardCsv(LeaderboardExport):
     @extend_schema(
         operation_id="exportLeaderboardCsv",
         summary="The leaderboard as CSV (text cells escaped against formula injection)",
-        parameters=[s.MeasureQuerySerializer],
+        parameters=[s.ExportQuerySerializer],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
             304: OpenApiResponse(description="Not modified."),

@@ -378,6 +378,17 @@ class MeasureQuerySerializer(LensQuerySerializer):
     )
 
 
+class ExportQuerySerializer(MeasureQuerySerializer):
+    correction = serializers.ChoiceField(
+        choices=["holm", "bh", "none"],
+        required=False,
+        default="holm",
+        help_text="The correction of each run's paired t-test p against #1, over the runs "
+        "tested against #1: `p_vs_leader_holm` (the page's verdict), `p_vs_leader_bh`, or "
+        "none; `p_vs_leader_raw` is always given.",
+    )
+
+
 class SignificanceQuerySerializer(MeasureQuerySerializer):
     correction = serializers.ChoiceField(
         choices=["holm", "bh", "tukey", "none"], required=False, default="holm"

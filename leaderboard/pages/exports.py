@@ -15,7 +15,12 @@ from evaluation.measures import UnknownMeasure
 from leaderboard.pages.shortcuts import problem_page, validated
 from leaderboard.reading.boards import build_leaderboard, unknown_measure_message
 from leaderboard.reading.comparisons import comparison
-from leaderboard.reading.exports import comparison_payload, leaderboard_file, per_need_file
+from leaderboard.reading.exports import (
+    EXPORT_CORRECTIONS,
+    comparison_payload,
+    leaderboard_file,
+    per_need_file,
+)
 from leaderboard.reading.lenses import lens_for
 from leaderboard.reading.visibility import Problem, visible_benchmark, visible_submission
 
@@ -25,6 +30,13 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
     if fmt not in ("csv", "json"):
         raise Http404("Exports are leaderboard.csv and leaderboard.json.")
     benchmark = visible_benchmark(request, slug)
+    correction = request.GET.get("correction") or "holm"
+    if correction not in EXPORT_CORRECTIONS:
+        message = (
+            f"Unknown correction “{correction}”: the leaderboard's p-values against #1 are "
+            f"corrected with {', '.join(EXPORT_CORRECTIONS)} (holm by default)."
+        )
+        return problem_page(request, Problem(message, 400), benchmark)
     try:
         lens = lens_for(request, benchmark)
         board = build_leaderboard(
@@ -34,7 +46,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
         return problem_page(request, Problem(unknown_measure_message(error), 400), benchmark)
     except Problem as problem:
         return problem_page(request, problem, benchmark)
-    return validated(request, leaderboard_file(board, fmt), lens)
+    return validated(request, leaderboard_file(board, fmt, correction), lens)
 
 
 @require_GET

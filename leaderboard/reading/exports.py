@@ -24,11 +24,20 @@ import csv
 from django.http import HttpResponse, JsonResponse
 
 from leaderboard.models import Result, Submission
-from leaderboard.reading.boards import Board, is_count, measure_label, measure_labels
+from leaderboard.reading.boards import Board, adjusted, is_count, measure_label, measure_labels
+
+#: The corrections an export applies over the "vs #1" family (``?correction=``).
+EXPORT_CORRECTIONS = ("holm", "bh", "none")
 
 
-def leaderboard_file(board: Board, fmt: str) -> HttpResponse:
-    """The leaderboard ``board`` as ``leaderboard.csv`` or ``leaderboard.json``."""
+def leaderboard_file(board: Board, fmt: str, correction: str = "holm") -> HttpResponse:
+    """The leaderboard ``board`` as ``leaderboard.csv`` or ``leaderboard.json``.
+
+    Each run's paired t-test p against #1 is given raw (``p_vs_leader_raw``) and, unless
+    ``correction`` is ``"none"``, corrected over the board's family of runs tested
+    against #1 (``p_vs_leader_holm``, the page's verdict, or ``p_vs_leader_bh``)."""
+    if correction not in EXPORT_CORRECTIONS:
+        raise ValueError(f"unknown correction {correction!r}")
     benchmark, lens = board.benchmark, board.lens
     judgments = lens.judgments if lens else None
     version = lens.version if lens else None
@@ -43,7 +52,16 @@ def leaderboard_file(board: Board, fmt: str) -> HttpResponse:
         "judgments_version": version,
         "needs": lens.needs if lens else "all",
         "num_needs": judgments.num_needs if judgments else 0,
+        "correction": correction,
     }
+    tested = [row for row in board.rows if row.p_raw is not None]
+    corrected = dict(
+        zip(
+            (row.submission_id for row in tested),
+            adjusted([row.p_raw for row in tested], correction),
+            strict=True,
+        )
+    )
     runs = [
         {
             "rank": row.rank,
@@ -55,7 +73,12 @@ def leaderboard_file(board: Board, fmt: str) -> HttpResponse:
             "baseline": row.is_baseline,
             "num_needs": row.num_needs,
             "judgments_version": version,
-            "p_vs_leader_holm": row.p_adjusted,
+            "p_vs_leader_raw": _finite(row.p_raw),
+            **(
+                {}
+                if correction == "none"
+                else {f"p_vs_leader_{correction}": corrected.get(row.submission_id)}
+            ),
             "summary": row.summary,
         }
         for row in board.rows
@@ -72,6 +95,11 @@ def leaderboard_file(board: Board, fmt: str) -> HttpResponse:
             [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m), m) for m in board.measures]
         )
     return response
+
+
+def _finite(value: float | None) -> float | None:
+    """A p-value for JSON: NaN (no t-test on one need) is null."""
+    return None if value is None or value != value else value
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

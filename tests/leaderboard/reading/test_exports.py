@@ -6,6 +6,8 @@ import csv
 import io
 import json
 
+import numpy as np
+import pandas as pd
 import pytest
 from django.urls import reverse
 
@@ -123,3 +125,62 @@ def test_csv_has_six_decimals_integer_counts_and_need_titles(client, library):
         assert "." not in row["NumRel"] and "." not in row["NumRelRet"]
         for measure in ("AP", "P@5", "P@10", "RR"):
             assert len(row[measure].partition(".")[2]) <= 6
+
+
+def _textbook(p: list[float], method: str) -> list[float]:
+    """Holm and Benjamini-Hochberg written out, for the export's family against #1."""
+    m, order = len(p), sorted(range(len(p)), key=lambda i: p[i])
+    out = [0.0] * m
+    if method == "holm":
+        running = 0.0
+        for rank, i in enumerate(order):
+            running = max(running, min(1.0, (m - rank) * p[i]))
+            out[i] = running
+    else:
+        running = 1.0
+        for rank in range(m - 1, -1, -1):
+            i = order[rank]
+            running = min(running, m * p[i] / (rank + 1))
+            out[i] = running
+    return out
+
+
+def test_export_gives_raw_p_against_leader_and_bh_on_request(client, demo_user):
+    needs = {f"n{i}": f"need {i}" for i in range(8)}
+    benchmark = data.make_benchmark("family", needs)
+    base = np.linspace(0.2, 0.9, 8)
+    shifts = {"lead": 0.0, "near": -0.02, "mid": -0.06, "far": -0.3}
+    noise = np.random.default_rng(4).normal(0, 0.05, (len(shifts), 8))
+    for (name, shift), wobble in zip(shifts.items(), noise, strict=True):
+        values = base + shift + (wobble if shift else 0)
+        data.add_run(benchmark, demo_user, name, pd.DataFrame({"map": values}, index=list(needs)))
+    data.store_comparisons(benchmark)
+    url = reverse("leaderboard_export", args=["family", "json"])
+    runs = {}
+    for correction in ("holm", "bh", "none"):
+        payload = json.loads(client.get(url, {"correction": correction}).content)
+        assert payload["correction"] == correction and payload["runs"][0]["run"] == "lead"
+        runs[correction] = payload["runs"][1:]
+    raw = [run["p_vs_leader_raw"] for run in runs["none"]]
+    assert raw == [run["p_vs_leader_raw"] for run in runs["holm"]]
+    assert all("p_vs_leader_holm" not in run for run in runs["none"])
+    holm = [run["p_vs_leader_holm"] for run in runs["holm"]]
+    bh = [run["p_vs_leader_bh"] for run in runs["bh"]]
+    assert holm == pytest.approx(_textbook(raw, "holm"), rel=1e-12)
+    assert bh == pytest.approx(_textbook(raw, "bh"), rel=1e-12)
+    assert bh != pytest.approx(holm)  # the two corrections differ on this family
+    csv_rows = list(
+        csv.DictReader(
+            io.StringIO(
+                client.get(
+                    reverse("leaderboard_export", args=["family", "csv"]), {"correction": "bh"}
+                ).content.decode()
+            )
+        )
+    )
+    assert [float(r["p_vs_leader_bh"]) for r in csv_rows[1:]] == pytest.approx(bh, abs=5e-7)
+    bad = client.get(url, {"correction": "bonferroni"})
+    assert bad.status_code == 400 and "holm, bh, none" in bad.content.decode()
+    api = client.get("/api/benchmarks/family/leaderboard.json", {"correction": "bh"})
+    assert [run["p_vs_leader_bh"] for run in api.json()["runs"][1:]] == bh
+    assert client.get("/api/benchmarks/family/leaderboard.csv?correction=x").status_code == 400
