@@ -154,7 +154,9 @@ class LeaderboardSerializer(serializers.Serializer):
     ranked_by = serializers.CharField(source="measure")
     measures = serializers.ListField(child=serializers.CharField())
     labels = labels_field()
-    significance = serializers.ChoiceField(choices=["stored", "computed", "unavailable", "none"])
+    significance = serializers.ChoiceField(
+        choices=["stored", "computed", "unavailable", "untested", "none"]
+    )
     notes = serializers.ListField(child=serializers.CharField())
     runs = LeaderboardRunSerializer(source="rows", many=True)
 

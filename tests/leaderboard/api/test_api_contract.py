@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 
 from evaluation.measures import resolve
 from leaderboard.api.serializers import measure_names
 from leaderboard.models import Submission
+from tests.leaderboard import pages_data as data
 from tests.leaderboard.api.test_api import bearer, documented_routes, error_of, upload
+
+demo_user = data.demo_user
 
 
 def schema_of(client) -> dict:
@@ -128,3 +132,17 @@ def test_presigned_uploads_are_documented_with_a_bucket(client, bucket, db):
     paths = schema_of(client)["paths"]
     assert "201" in paths["/api/benchmarks/{slug}/uploads/"]["post"]["responses"]
     assert "/api/uploads/{token}/confirm/" in paths
+
+
+def test_the_board_significance_states_are_all_in_the_schema(client, demo_user):
+    schema = schema_of(client)["components"]["schemas"]
+    ref = schema["Leaderboard"]["properties"]["significance"]["$ref"]
+    states = set(schema[ref.rsplit("/", 1)[-1]]["enum"])
+    assert {"stored", "computed", "unavailable", "untested", "none"} == states
+    # GMAP is a summary over needs: no per-need values to pair, the board says "untested"
+    benchmark = data.make_benchmark("gmap", {"n1": "one", "n2": "two"})
+    for name, value in (("a", 0.5), ("b", 0.3)):
+        frame = pd.DataFrame({"map": [value, value]}, index=["n1", "n2"])
+        data.add_run(benchmark, demo_user, name, frame, summary={"map": value, "gm_map": value})
+    answer = client.get("/api/benchmarks/gmap/", {"measure": "gm_map"}).json()
+    assert answer["leaderboard"]["significance"] == "untested"
