@@ -144,6 +144,11 @@ def scores_from_runs(
             table = evaluate(qrels, run, measures=[request], complete=True).per_need
         if measure in table.columns:
             column = measure
+        elif table.shape[1] == 0:  # gm_map, num_q, runid: printed over all needs only
+            raise InputError(
+                f"measure {measure!r} has no per-need values (trec_eval prints it for all "
+                "needs only): pick a per-need measure such as map or P_10"
+            )
         elif table.shape[1] == 1:
             column = table.columns[0]
         else:

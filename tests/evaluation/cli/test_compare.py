@@ -278,6 +278,11 @@ def test_measure_by_printed_name_or_request(
     assert report["pairs"][0]["mean_diff"] == pytest.approx(0.2 / 3)
     assert main([*argv, "-m", "P"]) == 1
     assert "name one" in capsys.readouterr().err
+    for summary_only in ("gm_map", "num_q"):  # no per-need values to pair
+        assert main([*argv, "-m", summary_only]) == 1
+        err = capsys.readouterr().err
+        assert f"measure '{summary_only}' has no per-need values" in err
+        assert "several values" not in err
 
 
 def test_exact_enumeration_floor_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
