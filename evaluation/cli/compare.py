@@ -32,6 +32,7 @@ from evaluation.significance import (
     CORRECTIONS,
     PAIR_KEYS,
     compare_all_pairs,
+    p_text,
     paired_matrix,
 )
 
@@ -224,10 +225,10 @@ def family_notes(
     return notes
 
 
-def _p(value: float) -> str:
+def _p(value: float, alpha: float) -> str:
     if math.isnan(value):
         return "-"
-    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+    return p_text(value, 4, alpha) if value >= 1e-4 else f"{value:.1e}"
 
 
 def render_text(report: dict) -> str:
@@ -278,7 +279,11 @@ def render_text(report: dict) -> str:
             adjusted = math.nan if adjusted is None else adjusted
             decided = raw if correction == "none" else adjusted
             star = "*" if decided < alpha else " "
-            text = _p(raw) if correction == "none" else f"{_p(raw)} / {_p(adjusted)}"
+            text = (
+                _p(raw, alpha)
+                if correction == "none"
+                else f"{_p(raw, alpha)} / {_p(adjusted, alpha)}"
+            )
             cells.append(f"{text}{star}".ljust(19))
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines) + "\n"

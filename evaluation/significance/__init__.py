@@ -21,6 +21,7 @@ from evaluation.significance.corrections import (
     CORRECTIONS,
     P_FLOOR,
     adjust_p,
+    p_text,
     tukey_hsd_blocked,
 )
 from evaluation.significance.families import (
@@ -48,6 +49,7 @@ __all__ = [
     "compare_one_against_many",
     "compare_pair",
     "paired_differences",
+    "p_text",
     "paired_matrix",
     "sign_flips",
     "tukey_hsd_blocked",

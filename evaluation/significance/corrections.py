@@ -23,6 +23,17 @@ CORRECTIONS = ("holm", "bh", "none")
 P_FLOOR = float(np.finfo(np.float64).tiny)
 
 
+def p_text(p: float, decimals: int, alpha: float = 0.05) -> str:
+    """``p`` with ``decimals`` decimals, and more where rounding would carry a p below
+    ``alpha`` up to it: 0.04996 is "0.04996", not "0.0500" beside a verdict of
+    "significant" (a p at or above alpha cannot round below it)."""
+    text = f"{p:.{decimals}f}"
+    while p < alpha and float(text) >= alpha and decimals < 20:
+        decimals += 1
+        text = f"{p:.{decimals}f}"
+    return text
+
+
 def adjust_p(p: ArrayLike, method: str = "holm") -> np.ndarray:
     """Adjust p-values for multiple comparisons over the family given.
 

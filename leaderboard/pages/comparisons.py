@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from evaluation.measures import UnknownMeasure
+from evaluation.significance import p_text
 from leaderboard.converters import IdConverter
 from leaderboard.models import Benchmark
 from leaderboard.pages import pair_plots, plots
@@ -342,12 +343,13 @@ def _cell_html(cell: dict | None) -> str:
 
 def _p_short(p: float | None) -> str:
     """A matrix cell's p, short enough for a 50-column heatmap: "<0.001", "0.004",
-    "0.62" (the full value is in the cell's title)."""
+    "0.62" (the full value is in the cell's title); a p just below alpha keeps the
+    digits that show it is below ("0.0496", not "0.050")."""
     if p is None or p != p:
         return "—"
     if p < 0.001:
         return "<0.001"
-    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+    return p_text(p, 3, ALPHA) if p < 0.1 else f"{p:.2f}"
 
 
 def _board_verdicts(board: Board) -> dict[int, dict]:

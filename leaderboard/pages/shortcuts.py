@@ -15,8 +15,9 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import content_disposition_header, http_date
 from django.utils.text import slugify
 
+from evaluation.significance import p_text
 from leaderboard.models import Benchmark
-from leaderboard.reading.boards import is_count
+from leaderboard.reading.boards import ALPHA, is_count
 from leaderboard.reading.freshness import etag, last_change
 from leaderboard.reading.lenses import Lens
 from leaderboard.reading.visibility import Problem
@@ -37,9 +38,10 @@ def fmt(value: float | None, measure: str = "") -> str:
 
 
 def fmt_p(p: float | None) -> str:
+    """Four decimals (more where rounding would carry a p below alpha up to it)."""
     if p is None or p != p:
         return "—"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+    return "< 0.0001" if p < 1e-4 else p_text(p, 4, ALPHA)
 
 
 def p_phrase(p: float | None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 
 from evaluation.measures import UnknownMeasure
+from evaluation.significance import p_text
 from leaderboard.models import Result, Submission
 from leaderboard.reading.boards import (
     ALPHA,
@@ -131,8 +132,8 @@ def _number(value) -> float | None:
 
 
 def _p_text(p: float) -> str:
-    """ "= 0.62" down to 0.1, four decimals below it (0.0499 is not rounded up to alpha),
-    "< 0.0001" below that."""
+    """ "= 0.62" down to 0.1, four decimals below it (more where 0.04996 would round up to
+    alpha), "< 0.0001" below that."""
     if p < 1e-4:
         return "< 0.0001"
-    return f"= {p:.4f}" if p < 0.1 else f"= {p:.2f}"
+    return f"= {p_text(p, 4, ALPHA)}" if p < 0.1 else f"= {p:.2f}"

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.cli.compare import JSON_PAIR_KEYS, main
+from evaluation.cli.compare import JSON_PAIR_KEYS, main, render_text
 from evaluation.significance import compare_all_pairs
 from tests import FIXTURES as ALL_FIXTURES
 from tests import ROOT
@@ -295,3 +295,19 @@ def test_exact_enumeration_floor_note(tmp_path: Path, capsys: pytest.CaptureFixt
     assert x_y["randomization_p"] == 2 / 256  # constant offset: identity and all-minus
     assert main(["--scores", str(path)]) == 0
     assert "exact: all 2^8 sign flips" in capsys.readouterr().out
+
+
+def test_a_p_just_below_alpha_is_not_printed_as_alpha() -> None:
+    pair = {
+        "a": "x", "b": "y", "n": 30, "mean_diff": 0.01, "ci_low": 0.0, "ci_high": 0.02,
+        "effect_size": 0.4, "wins": 17, "ties": 0, "losses": 13,
+        "t_p": 0.04996, "t_p_adjusted": 0.04996, "wilcoxon_p": 0.05, "wilcoxon_p_adjusted": 0.05,
+        "randomization_p": 0.6, "randomization_p_adjusted": 0.6,
+    }  # fmt: skip
+    report = {
+        "alpha": 0.05, "correction": "holm", "measure": "map", "needs": 30, "permutations": 0,
+        "seed": 0, "runs": [{"name": "x", "mean": 0.3}, {"name": "y", "mean": 0.29}],
+        "pairs": [pair], "notes": [],
+    }  # fmt: skip
+    row = render_text(report).splitlines()[-1]
+    assert "0.04996 / 0.04996*" in row and "0.0500 / 0.0500 " in row

@@ -14,6 +14,7 @@ from evaluation.significance import (
     adjust_p,
     compare_all_pairs,
     compare_pair,
+    p_text,
     tukey_hsd_blocked,
 )
 from evaluation.significance.corrections import (
@@ -255,3 +256,20 @@ def test_tukey_p_unchanged_from_scipy_on_trec8() -> None:
     np.testing.assert_allclose(result["p"][big], scipy_p[big], rtol=1e-6)
     half = stats.studentized_range.ppf(0.95, k, df) * (result["mean_diff"] / q).abs()
     np.testing.assert_allclose(result["ci_high"] - result["mean_diff"], half, rtol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("p", "decimals", "text"),
+    [
+        (0.04996, 4, "0.04996"),  # "0.0500" would read as alpha beside "significant"
+        (0.0499999, 3, "0.0499999"),
+        (0.05, 4, "0.0500"),
+        (0.050004, 4, "0.0500"),  # at or above alpha rounding cannot cross it
+        (0.0312, 4, "0.0312"),
+        (0.62, 2, "0.62"),
+    ],
+)
+def test_p_text_never_rounds_a_p_below_alpha_up_to_it(p: float, decimals: int, text: str) -> None:
+    assert p_text(p, decimals) == text
+    assert (float(p_text(p, decimals)) < 0.05) == (p < 0.05)
+    assert p_text(0.0096, 2, alpha=0.01) == "0.0096"

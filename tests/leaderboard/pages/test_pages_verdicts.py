@@ -169,3 +169,14 @@ def test_the_boards_less_than_is_escaped_and_its_title_reads_well(client, two_fa
         assert "<" not in quoted, quoted
     for text in re.split(r"<(?=[/!a-zA-Z])[^>]*>", body):
         assert "<" not in text, text
+
+
+def test_a_p_just_below_alpha_is_never_shown_as_alpha():
+    from leaderboard.pages.comparisons import _p_short
+    from leaderboard.pages.shortcuts import fmt_p, p_phrase
+
+    # the board's "vs #1" p and the comparison's tests: four decimals unless that says 0.0500
+    assert (fmt_p(0.04996), fmt_p(0.05), fmt_p(0.0312)) == ("0.04996", "0.0500", "0.0312")
+    assert p_phrase(0.04996) == "p = 0.04996"
+    # the matrix cells: three decimals unless a significant cell would read 0.050
+    assert (_p_short(0.0496), _p_short(0.0504), _p_short(0.012)) == ("0.0496", "0.050", "0.012")

@@ -33,7 +33,12 @@ def test_the_run_ahead_comes_first_with_its_needs_and_the_t_test():
 
 @pytest.mark.parametrize(
     ("p", "said"),
-    [(0.0499, "significant (t-test p = 0.0499)"), (0.00001, "significant (t-test p < 0.0001)")],
+    [
+        (0.0499, "significant (t-test p = 0.0499)"),
+        (0.04996, "significant (t-test p = 0.04996)"),  # not "= 0.0500"
+        (0.05, "not significant (t-test p = 0.0500)"),
+        (0.00001, "significant (t-test p < 0.0001)"),
+    ],
 )
 def test_a_p_near_alpha_is_not_rounded_onto_it(p, said):
     test = {"n": 10, "mean_diff": 0.1, "wins": 7, "ties": 0, "losses": 3, "t_p": p}
