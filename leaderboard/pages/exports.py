@@ -73,5 +73,7 @@ def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpRespons
     except Problem as problem:
         return JsonResponse({"error": problem.message}, status=problem.status)
     payload = comparison_payload(ctx)
-    response = HttpResponse(json.dumps(payload, indent=1), content_type="application/json")
+    response = HttpResponse(
+        json.dumps(payload, indent=1, allow_nan=False), content_type="application/json"
+    )
     return validated(request, response, ctx["lens"])

@@ -20,6 +20,7 @@ name is text even when it looks like a number, so a need id ``-5`` is written ``
 from __future__ import annotations
 
 import csv
+import math
 
 from django.http import HttpResponse, JsonResponse
 
@@ -151,9 +152,14 @@ def per_need_file(run: Submission, result: Result) -> HttpResponse:
 
 
 def comparison_payload(ctx: dict) -> dict:
-    """Two runs compared (``comparison_context``) as JSON: the download's and the API's."""
+    """Two runs compared (``comparison_context``) as JSON: the download's and the API's.
+    JSON has no NaN or infinity: an undefined t (one need) and the infinite t and effect
+    size of a constant difference are null, as the API and ``compare`` write them."""
     scores = ctx["scores"]
-    test = {k: (None if isinstance(v, float) and v != v else v) for k, v in ctx["test"].items()}
+    test = {
+        k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+        for k, v in ctx["test"].items()
+    }
     return {
         "benchmark": ctx["benchmark"].slug,
         **ctx["lens"].payload(),

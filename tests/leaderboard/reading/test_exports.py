@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
-from leaderboard.models import Result, Submission
+from leaderboard.models import Comparison, Result, Submission
 from leaderboard.reading.boards import measure_label
 from tests.leaderboard import pages_data as data
 
@@ -184,3 +184,26 @@ def test_export_gives_raw_p_against_leader_and_bh_on_request(client, demo_user):
     api = client.get("/api/benchmarks/family/leaderboard.json", {"correction": "bh"})
     assert [run["p_vs_leader_bh"] for run in api.json()["runs"][1:]] == bh
     assert client.get("/api/benchmarks/family/leaderboard.csv?correction=x").status_code == 400
+
+
+def test_comparison_json_of_a_constant_difference_is_valid_json(client, demo_user):
+    needs = {f"n{i}": f"need {i}" for i in range(4)}
+    benchmark = data.make_benchmark("offset", needs)
+    base = np.array([0.2, 0.4, 0.6, 0.8])
+    a, b = (
+        data.add_run(benchmark, demo_user, name, pd.DataFrame({"map": v}, index=list(needs)))
+        for name, v in (("up", base + 0.1), ("down", base))
+    )
+    data.store_comparisons(benchmark)
+    for stored in (True, False):
+        if not stored:  # computed on the page: compare_pair's inf as well
+            Comparison.objects.filter(judgments=benchmark.current_judgments).delete()
+        url = reverse("compare_json", args=["offset", a.pk, b.pk])
+        text = client.get(url).content.decode()
+
+        def refuse(constant):
+            raise AssertionError(f"{constant} is not JSON")
+
+        tests = json.loads(text, parse_constant=refuse)["tests"]
+        assert tests["effect_size"] is None and tests["t_statistic"] is None  # +inf
+        assert tests["mean_diff"] == pytest.approx(0.1) and tests["t_p"] > 0
