@@ -34,6 +34,7 @@ from evaluation.significance import (
     compare_all_pairs,
     p_text,
     paired_matrix,
+    randomization_enumerates,
 )
 
 NEED_COLUMNS = ("need_id", "need", "topic", "qid", "query_id")
@@ -202,7 +203,7 @@ def family_notes(
     """What the reader must know about the randomization floor for this family."""
     if permutations <= 0:
         return ["randomization test skipped (--permutations 0)"]
-    if needs < 63 and 2**needs <= permutations:
+    if randomization_enumerates(needs, permutations):
         floor = 2.0 / 2**needs
         notes = [
             f"the randomization test enumerates all 2^{needs} sign flips; with {needs} needs "
@@ -238,7 +239,7 @@ def render_text(report: dict) -> str:
     needs, permutations = report["needs"], report["permutations"]
     if permutations <= 0:
         randomization = "randomization skipped"
-    elif needs < 63 and 2**needs <= permutations:
+    elif randomization_enumerates(needs, permutations):
         randomization = f"randomization (exact: all 2^{needs} sign flips)"
     else:
         randomization = f"randomization ({permutations} random sign flips, seed {report['seed']})"

@@ -35,6 +35,7 @@ from evaluation.significance.paired import (
     FewNeedsWarning,
     compare_pair,
     paired_differences,
+    randomization_enumerates,
     sign_flips,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "paired_differences",
     "p_text",
     "paired_matrix",
+    "randomization_enumerates",
     "sign_flips",
     "tukey_hsd_blocked",
 ]

@@ -59,6 +59,7 @@ __all__ = [
     "compare_blocks",
     "compare_pair",
     "paired_differences",
+    "randomization_enumerates",
     "sign_flips",
 ]
 
@@ -107,6 +108,12 @@ def paired_differences(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return d
 
 
+def randomization_enumerates(n: int, permutations: int) -> bool:
+    """Whether the randomization test on ``n`` needs with ``permutations`` enumerates all
+    2^n sign vectors (an exact p) instead of drawing ``permutations`` at random."""
+    return 0 < permutations and n < 63 and (1 << n) <= permutations
+
+
 def sign_flips(n: int, permutations: int, seed: int = 0) -> Iterator[np.ndarray]:
     """Yield the B x n matrix of random signs (+1.0/-1.0) in blocks of rows.
 
@@ -135,7 +142,7 @@ def _randomization_p(
     """Randomization p of every pair; ``diff_block(slice)`` gives n x pairs differences."""
     if permutations <= 0:
         return np.full(pairs, np.nan)
-    exact = n < 63 and (1 << n) <= permutations
+    exact = randomization_enumerates(n, permutations)
     rows = (1 << n) if exact else min(permutations, max(1, _SIGN_BLOCK // n))
     step = max(1, min(_DIFF_BLOCK // n, _FLIP_BLOCK // rows))
     counts = np.zeros(pairs, dtype=np.int64)

@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from evaluation.measures import UnknownMeasure
-from evaluation.significance import p_text
+from evaluation.significance import p_text, randomization_enumerates
 from leaderboard.converters import IdConverter
 from leaderboard.models import Benchmark
 from leaderboard.pages import pair_plots, plots
@@ -112,9 +112,7 @@ def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
                 "Randomization test",
                 fmt_p(test.get("randomization_p")),
                 test.get("randomization_p"),
-                f"If the run labels were swapped at random on each need "
-                f"({test.get('permutations', 0):,} times), how often would the mean difference be "
-                "at least this large?",
+                _randomization_question(int(test.get("n") or 0), test.get("permutations") or 0),
             ),
         ],
         **_need_choice(request, ctx, titles),
@@ -154,6 +152,19 @@ def _download_urls(ctx: dict, name: str) -> dict[str, str]:
         )
         for fmt in PLOT_FORMATS
     }
+
+
+def _randomization_question(n: int, permutations: int) -> str:
+    """What the randomization test asks, with how its swaps were made: all 2^n of them
+    when that is no more than the permutations (an exact p), else that many at random."""
+    if randomization_enumerates(n, permutations):
+        how = f"in each of the {2**n:,} possible ways"
+    else:
+        how = f"at random ({permutations:,} times)"
+    return (
+        f"If the run labels were swapped on each need {how}, how often would the mean "
+        "difference be at least this large?"
+    )
 
 
 def _need_choice(request: HttpRequest, ctx: dict, titles: dict[str, str]) -> dict:

@@ -60,6 +60,9 @@ def test_comparison_p_values_equal_scipys(client, library, stored):
     signs = np.array([[1 - 2 * ((k >> i) & 1) for i in range(4)] for k in range(16)])
     exact = np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-12)
     assert r_p == pytest.approx(exact)
+    # ... and the page says so, not "at random (10,000 times)"
+    assert "swapped on each need in each of the 16 possible ways" in html
+    assert "at random" not in html
     # Means, mean difference, wins/ties/losses (A wins cs-foundations only).
     assert '<dd class="mean-a">0.4733</dd>' in html
     assert '<dd class="mean-b">0.7397</dd>' in html
@@ -233,3 +236,10 @@ def test_two_runs_on_judgments_without_a_relevant_document_compare_without_a_500
     plot = client.get(f"/benchmarks/tiny/compare/{a}/{b}/plots/bars.svg")
     assert plot.status_code < 500
     assert client.get("/benchmarks/tiny/health/").status_code == 200
+
+
+def test_randomization_question_names_random_swaps_past_enumeration():
+    from leaderboard.pages.comparisons import _randomization_question
+
+    assert "at random (10,000 times)" in _randomization_question(14, 10_000)
+    assert "each of the 8,192 possible ways" in _randomization_question(13, 10_000)
