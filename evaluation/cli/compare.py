@@ -119,7 +119,8 @@ def scores_from_runs(
     The needs paired are those of the qrels with at least one relevant document, in
     trec_eval's order; a judged need a run did not answer scores 0. ``measure`` is a
     trec_eval request (``P.10``) or the name trec_eval prints (``P_10``); returns the
-    matrix and the printed name.
+    matrix and the printed name. The matrix's ``attrs["qrels_needs"]`` is the number of
+    needs in the qrels, with or without a relevant document (``unpaired_note``).
     """
     from evaluation.measures import evaluate, num_relevant
     from evaluation.trec import read_qrels, read_run
@@ -157,7 +158,24 @@ def scores_from_runs(
             shown = ", ".join(map(str, table.columns[:6]))
             raise InputError(f"measure {measure!r} gives several values ({shown}): name one")
         per_need[name] = table[column]
-    return paired_matrix(per_need, needs), str(column)
+    matrix = paired_matrix(per_need, needs)
+    matrix.attrs["qrels_needs"] = int(qrels["need_id"].nunique())
+    return matrix, str(column)
+
+
+def unpaired_note(scores: pd.DataFrame) -> list[str]:
+    """Say that needs of the qrels without a relevant document are not paired, so the
+    means here are not trec_eval -c's (which averages over every need of the qrels)."""
+    total = scores.attrs.get("qrels_needs", 0)
+    left_out = total - len(scores)
+    if left_out <= 0:
+        return []
+    has, are = ("has", "is") if left_out == 1 else ("have", "are")
+    return [
+        f"{left_out} of the {total} needs of the qrels {has} no relevant document and {are} "
+        f"not paired: means and differences are over the {len(scores)} others (trec_eval -c "
+        f"averages over all {total})"
+    ]
 
 
 def _number(value: object) -> object:
@@ -338,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             scores, permutations=args.permutations, seed=args.seed, correction=args.correction
         )
     notes = family_notes(len(pairs), len(scores), args.permutations, args.correction, args.alpha)
-    notes += [str(w.message) for w in caught]
+    notes += unpaired_note(scores) + [str(w.message) for w in caught]
     report = build_report(
         scores,
         pairs,

@@ -239,6 +239,11 @@ def test_qrels_and_runs_through_the_engine(
     assert good_poor["mean_diff"] == pytest.approx(1 - (7 / 12 + 1 / 2) / 3)
     assert good_copy["t_p"] == good_copy["wilcoxon_p"] == 1.0
     assert any("cannot reach" in note for note in report["notes"])
+    # trec_eval -c's MAP of poor.run averages over 4 needs, 404 included: say why it differs
+    assert (
+        "1 of the 4 needs of the qrels has no relevant document and is not paired: means "
+        "and differences are over the 3 others (trec_eval -c averages over all 4)"
+    ) in report["notes"]
 
 
 def test_bad_run_file_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
