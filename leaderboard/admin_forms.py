@@ -22,6 +22,7 @@ from django.forms.models import model_to_dict
 from evaluation.measures import UnknownMeasure, resolve
 from evaluation.trec import TrecFormatError, read_needs, read_qrels
 from leaderboard.models import Benchmark, Phase
+from leaderboard.models.benchmarks import has_per_need_values
 from leaderboard.models.splits import checked_private, draw_private
 from leaderboard.pipeline.datasets import DatasetError, dataset_files
 from leaderboard.pipeline.files import max_uncompressed_bytes
@@ -41,11 +42,12 @@ def catalog_column(name: str) -> str:
 def testable(column: str) -> bool:
     """Whether runs can be tested on ``column``: a score with per-need values to pair
     (no count such as ``num_ret``, no summary-only ``gm_map``)."""
+    if not has_per_need_values(column):
+        return False
     try:
-        entry = resolve(column)
+        return not resolve(column).is_count
     except UnknownMeasure:  # a stored free-text name the catalog never knew: kept as it is
         return True
-    return entry.per_need and not entry.is_count
 
 
 class MeasureListField(forms.CharField):

@@ -185,8 +185,11 @@ class Significance(ApiView):
     def get(self, request: Request, slug: str) -> Response:
         query = self.query(s.SignificanceQuerySerializer)
         benchmark = visible_benchmark(request, slug)
-        measure = _checked_measure(query.get("measure"), benchmark.primary_measure)
         tested = benchmark.tested_measures()
+        primary = benchmark.primary_measure
+        # the primary measure, unless it is a summary over needs (GMAP): the first tested one
+        default = primary if primary in tested or not tested else tested[0]
+        measure = _checked_measure(query.get("measure"), default)
         if measure not in tested:
             raise ApiError(
                 400,

@@ -49,6 +49,15 @@ def canonical_measure(name: str) -> str:
         return name
 
 
+def has_per_need_values(column: str) -> bool:
+    """Whether ``column`` has a value per need to pair runs on (not a summary over needs
+    such as ``gm_map``); a name the catalog does not know is kept as it is."""
+    try:
+        return resolve(column).per_need
+    except UnknownMeasure:
+        return True
+
+
 class BenchmarkQuerySet(models.QuerySet):
     def published(self) -> BenchmarkQuerySet:
         return self.filter(published=True)
@@ -228,12 +237,13 @@ class Benchmark(models.Model):
 
     def tested_measures(self) -> list[str]:
         """Measures the workers store per-need vectors for and test every pair on: the
-        primary one and the chosen ones (``map`` unless the organizer says otherwise)."""
+        primary one and the chosen ones (``map`` unless the organizer says otherwise), less
+        a primary that is a summary over needs (GMAP): it has no per-need values to pair."""
         chosen = self.significance_measures
         if chosen is None:
             chosen = TESTED_MEASURES
-        names = [self.primary_measure, *chosen]
-        return list(dict.fromkeys(canonical_measure(name) for name in names))
+        names = dict.fromkeys(canonical_measure(name) for name in [self.primary_measure, *chosen])
+        return [name for name in names if has_per_need_values(name)]
 
     def menu_measures(self) -> list[str]:
         """The measures a reader looks for first: the primary, then the shown ones, as

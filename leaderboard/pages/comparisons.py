@@ -257,16 +257,18 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
     # Counts are not offered to rank by (see boards.NotRankable), unless they are the primary.
     primary = benchmark.primary_measure
     measures = [m for m in benchmark.tested_measures() if m == primary or not is_count(m)]
+    # The primary measure, unless it is a summary over needs (GMAP): the first tested one.
+    default = primary if primary in measures or not measures else measures[0]
     correction = request.GET.get("correction") or "holm"
     notes = []
     try:
-        measure = measure_column(request.GET.get("measure"), benchmark.primary_measure)
-    except UnknownMeasure as error:  # said on the page, above the matrix of the primary
+        measure = measure_column(request.GET.get("measure"), default)
+    except UnknownMeasure as error:  # said on the page, above the matrix of the default
         notes.append(unknown_measure_message(error))
-        measure = benchmark.primary_measure
+        measure = default
     if measure not in measures:
         notes.append(f"All pairs are tested on {', '.join(map(measure_label, measures))} only.")
-        measure = benchmark.primary_measure
+        measure = default
     if correction not in CORRECTIONS:
         notes.append(f"Unknown correction “{correction}”; using Holm.")
         correction = "holm"

@@ -234,6 +234,21 @@ def test_a_measure_without_stored_tests_says_so(client, demo, monkeypatch):
     assert "No run is statistically tied" not in html
 
 
+def test_a_summary_only_primary_is_not_tested_nor_pending_forever(client, demo):
+    # GMAP ranks the board but has no per-need values: no pair is ever tested on it
+    Benchmark.objects.filter(pk=demo.pk).update(primary_measure="gm_map")
+    demo.refresh_from_db()
+    assert demo.tested_measures() == ["map"]
+    html = client.get(reverse("leaderboard", args=["library"])).content.decode()
+    assert "pending" not in html and "still running" not in html
+    assert "Runs are not tested on GMAP" in html
+    page = client.get(reverse("significance", args=["library"])).content.decode()
+    assert "Paired t-test on AP for every pair" in page  # the tested measure, not GMAP
+    api = client.get("/api/benchmarks/library/significance/")
+    assert api.status_code == 200 and api.json()["measure"] == "map"
+    assert api.json()["family_size"] == 1
+
+
 # --- Changing the tested measures queues the missing tests ----------------------------------
 
 
