@@ -58,6 +58,17 @@ class InputError(Exception):
     """A bad input file, reported as ``file:line: reason``."""
 
 
+def seed(text: str) -> int:
+    """``--seed``: numpy's generator takes a non-negative integer (a usage error otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m evaluation compare",
@@ -74,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-m", "--measure", help="trec_eval measure name (default map)")
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm")
     parser.add_argument("--permutations", type=int, default=10_000, metavar="B")
-    parser.add_argument("--seed", type=int, default=0, metavar="S")
+    parser.add_argument("--seed", type=seed, default=0, metavar="S")
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     return parser

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evaluation.cli.compare import InputError, family_notes, read_scores, scores_from_runs
+from evaluation.cli.compare import InputError, family_notes, read_scores, scores_from_runs, seed
 from evaluation.health import (
     DELTAS,
     TESTS,
@@ -146,7 +146,7 @@ def run_discrim(argv: Sequence[str]) -> int:
     parser.add_argument("--correction", choices=CORRECTIONS, default="none")
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--permutations", type=int, default=10_000, metavar="B")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed, default=0)
     args = parser.parse_args(argv)
     _alpha(parser, args.alpha)
     if args.permutations < 1 and args.test == "randomization":

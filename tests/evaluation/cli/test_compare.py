@@ -152,6 +152,7 @@ def test_usage_errors(matrix: Path, capsys: pytest.CaptureFixture[str]) -> None:
         ["--scores", str(matrix), "qrels"],
         ["--scores", str(matrix), "--correction", "bonferroni"],
         ["--scores", str(matrix), "--permutations", "-1"],
+        ["--scores", str(matrix), "--seed", "-1"],  # numpy's generator: non-negative only
     ):
         with pytest.raises(SystemExit) as exit_:
             main(argv)

@@ -78,6 +78,11 @@ def test_bad_input(capsys, tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exit_:
         run(capsys, "discrim", "--scores", AP, "--alpha", "2")
     assert exit_.value.code == 2
+    with pytest.raises(SystemExit) as exit_:  # not numpy's "expected non-negative integer"
+        run(capsys, "discrim", "--scores", AP, "--test", "randomization", "--seed", "-3")
+    assert exit_.value.code == 2 and "--seed: '-3' is not a non-negative integer" in (
+        capsys.readouterr().err
+    )
     with pytest.raises(SystemExit):
         run(capsys, "tau", "--scores", AP)
     other = tmp_path / "other.csv"
