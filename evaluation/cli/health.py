@@ -128,8 +128,8 @@ def run_power(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     _alpha(parser, args.alpha)
     _alpha(parser, args.power, "--power")
-    if any(d <= 0 for d in args.delta or []):
-        parser.error("--delta must be positive")
+    if any(not 0 < d < math.inf for d in args.delta or []):  # NaN fails too
+        parser.error("--delta must be a positive number")
     scores, measure = _matrix(args, parser)
     return _emit(
         power_report(scores, measure, args.alpha, args.power, args.delta or DELTAS),

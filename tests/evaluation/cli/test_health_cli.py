@@ -78,6 +78,12 @@ def test_bad_input(capsys, tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exit_:
         run(capsys, "discrim", "--scores", AP, "--alpha", "2")
     assert exit_.value.code == 2
+    for delta in ("0", "-0.05", "nan", "inf"):  # NaN crashed the table, inf meant nothing
+        with pytest.raises(SystemExit) as exit_:
+            run(capsys, "power", "--scores", AP, "--delta", delta)
+        assert exit_.value.code == 2 and "--delta must be a positive number" in (
+            capsys.readouterr().err
+        )
     with pytest.raises(SystemExit) as exit_:  # not numpy's "expected non-negative integer"
         run(capsys, "discrim", "--scores", AP, "--test", "randomization", "--seed", "-3")
     assert exit_.value.code == 2 and "--seed: '-3' is not a non-negative integer" in (
