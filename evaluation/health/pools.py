@@ -196,6 +196,11 @@ def _per_need(
         levels, left = every[at], lines[at]
         ranking = _ranking(qrels, batch, keep, levels, grades, relevance_level, full)
         columns = score_ranking(ranking, requests, True, False).columns
+        if len(columns) < len(measures):  # gm_map, num_q: printed over all needs only
+            raise ValueError(
+                f"measure {measures[0]!r} has no per-need values (trec_eval prints it for "
+                "all needs only): pick a per-need measure such as map or P_10"
+            )
         if len(columns) != len(measures):
             raise ValueError(f"measure {measures[0]!r} gives several values: name one")
         for name, values in columns.items():

@@ -106,6 +106,12 @@ def test_pool_bias_bad_input(campaign) -> None:
         pool_bias(campaign["qrels"], campaign["runs"], {"A1": "A"})
     with pytest.raises(ValueError, match="depth"):
         pool_contributions(campaign["runs"], campaign["participants"], 0)
+    # a summary over needs has no per-need values (it does not give "several")
+    args = campaign["qrels"], campaign["runs"], campaign["participants"]
+    with pytest.raises(ValueError, match="'gm_map' has no per-need values"):
+        pool_bias(*args, measure="gm_map")
+    with pytest.raises(ValueError, match="several values"):
+        pool_bias(*args, measure="P")
 
 
 def test_one_participant_pooled_everything(campaign) -> None:
