@@ -4,7 +4,8 @@ JSON keeps every digit of the stored floats (``repr`` round-trips). CSV is for p
 spreadsheets: a score is written with at most six decimals (``0.62``, not
 ``0.6199999999999999``; trec_eval prints four), a non-zero value that would round to 0
 (a p-value of ``3e-09``) with six significant digits instead, and a count measure
-(``num_ret``, ``num_rel`` ...) as an integer. The per-need CSV names each need's title.
+(``num_ret``, ``num_rel`` ...) as an integer; a p-value below 0.001 keeps six significant
+digits. The per-need CSV names each need's title.
 A CSV's measure columns are headed by the measures' labels (``nDCG@10``, ``AP``), the
 names the pages show; the JSON keys stay trec_eval's names (``ndcg_cut_10``, ``map``),
 with a ``labels`` object from one to the other.
@@ -93,7 +94,8 @@ def leaderboard_file(board: Board, fmt: str, correction: str = "holm") -> HttpRe
     writer.writerow([_csv(k) for k in fixed + [measure_label(m) for m in board.measures]])
     for run in runs:
         writer.writerow(
-            [_csv(run[k]) for k in fixed] + [_csv(run["summary"].get(m), m) for m in board.measures]
+            [_p_cell(run[k]) if k.startswith("p_vs_") else _csv(run[k]) for k in fixed]
+            + [_csv(run["summary"].get(m), m) for m in board.measures]
         )
     return response
 
@@ -120,6 +122,14 @@ def _csv(value, measure: str = "") -> str:
         return str(value)
     text = str(value)
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _p_cell(value: float | None) -> str:
+    """A p-value cell: six significant digits below 0.001, where six decimals would keep
+    one or two (6.4e-06 as 0.000006 would pass a Bonferroni threshold of 6.06e-06)."""
+    if value is None or value != value:
+        return ""
+    return f"{value:.6g}" if 0 < value < 1e-3 else _number(value)
 
 
 def _number(value: float, measure: str = "") -> str:
