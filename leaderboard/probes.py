@@ -39,7 +39,7 @@ from django.core.files.storage import default_storage
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from leaderboard.celery import app
 
@@ -165,7 +165,7 @@ liveness = Liveness()
 
 
 @never_cache
-@require_GET
+@require_safe
 def probe(request: HttpRequest) -> JsonResponse:
     if is_internal(request):
         checks = run_checks(settings.HEALTH_TIMEOUT_SECONDS)

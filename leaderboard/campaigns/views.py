@@ -18,7 +18,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from leaderboard.campaigns.exports import export_response
 from leaderboard.models import Phase, set_final_runs
@@ -48,7 +48,7 @@ def _priorities(request: HttpRequest, run_ids: set[int]) -> list[int]:
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
     now = timezone.now()
@@ -100,7 +100,7 @@ def organised_benchmark(request: HttpRequest, slug: str):
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def pool_page(request: HttpRequest, slug: str) -> HttpResponse:
     """``/benchmarks/<slug>/pool/`` (organizers): a pool's statistics, its export, a
     form to build another (``?pool=<id>`` shows an older one)."""
@@ -134,7 +134,7 @@ def pool_page(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "campaigns/pool.html", context, status=400 if form.errors else 200)
 
 
-@require_GET
+@require_safe
 def summary_page(request: HttpRequest, slug: str) -> HttpResponse:
     """``/benchmarks/<slug>/summary/`` (organizers): runs per team and participant in
     each phase, the latest pool, Judged@10 and Judged@100 of every scored run."""
@@ -145,6 +145,6 @@ def summary_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def pool_export(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return export_response(benchmark_pool(organised_benchmark(request, slug), pk))

@@ -14,7 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from evaluation.measures import UnknownMeasure
 from leaderboard.models import Benchmark, InformationNeed
@@ -38,7 +38,7 @@ from leaderboard.reading.visibility import Problem, visible_benchmark
 JUDGED = "judged_10"  # Judged@10: the share of a run's top 10 the pool judged
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     benchmarks = list(
         Benchmark.objects.visible_to(request.user).prefetch_related("phases").order_by("title")
@@ -71,7 +71,7 @@ def _need_counts(benchmarks: list[Benchmark]) -> dict[int, int]:
     )
 
 
-@require_GET
+@require_safe
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
     try:

@@ -12,7 +12,7 @@ import numpy as np
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from leaderboard.pages.plots import INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
 from leaderboard.pages.shortcuts import fmt, problem_page, validated
@@ -73,7 +73,7 @@ def results_figure(results: RunResults) -> SafeString:
     )
 
 
-@require_GET
+@require_safe
 def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpResponse:
     """``/submissions/<id>/results/`` (and ``.csv``, ``.json``), ``?measure=`` a stored one."""
     run = visible_submission(request, pk)

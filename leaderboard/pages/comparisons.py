@@ -15,7 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from evaluation.measures import UnknownMeasure
 from evaluation.significance import p_text, randomization_enumerates
@@ -54,7 +54,7 @@ from leaderboard.reading.pairs import (
 from leaderboard.reading.visibility import Problem, visible_benchmark
 
 
-@require_GET
+@require_safe
 def compare_pick(request: HttpRequest, slug: str) -> HttpResponse:
     """The board's "Compare two runs" form: to the pair's comparison, on the same lens."""
     benchmark = visible_benchmark(request, slug)
@@ -77,7 +77,7 @@ def comparison_page(request: HttpRequest, slug: str, a: int, b: int) -> dict:
     return ctx
 
 
-@require_GET
+@require_safe
 def compare(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
     try:
         ctx = comparison_page(request, slug, a, b)
@@ -208,7 +208,7 @@ def comparison_plot(ctx: dict, name: str, link) -> SafeString | None:
     return plots.eleven_figure(curves, "averaged over needs")
 
 
-@require_GET
+@require_safe
 def compare_plot(
     request: HttpRequest, slug: str, a: int, b: int, name: str, fmt: str
 ) -> HttpResponse:
@@ -251,7 +251,7 @@ def _comparison_html(scores, titles: dict[str, str], measure: str, lens) -> Safe
     return mark_safe("".join(out))
 
 
-@require_GET
+@require_safe
 def significance(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
     # Counts are not offered to rank by (see boards.NotRankable), unless they are the primary.

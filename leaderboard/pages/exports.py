@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from evaluation.measures import UnknownMeasure
 from leaderboard.pages.shortcuts import problem_page, validated
@@ -25,7 +25,7 @@ from leaderboard.reading.lenses import lens_for
 from leaderboard.reading.visibility import Problem, visible_benchmark, visible_submission
 
 
-@require_GET
+@require_safe
 def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     if fmt not in ("csv", "json"):
         raise Http404("Exports are leaderboard.csv and leaderboard.json.")
@@ -49,7 +49,7 @@ def leaderboard_export(request: HttpRequest, slug: str, fmt: str) -> HttpRespons
     return validated(request, leaderboard_file(board, fmt, correction), lens)
 
 
-@require_GET
+@require_safe
 def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
     run = visible_submission(request, pk)
     try:
@@ -66,7 +66,7 @@ def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
     return validated(request, per_need_file(run, result), lens)
 
 
-@require_GET
+@require_safe
 def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
     try:
         ctx = comparison(request, slug, a, b, request.GET.get("measure"))

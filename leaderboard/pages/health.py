@@ -14,7 +14,7 @@ import math
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from leaderboard.models import BenchmarkHealth
 from leaderboard.pages.plots import GRID, INK, LEFT, RIGHT, SERIES, WIDTH, Frame, axes, svg
@@ -78,7 +78,7 @@ def _pct(value: float | None) -> str:
     return "—" if value is None or math.isnan(value) else f"{value:.1%}"
 
 
-@require_GET
+@require_safe
 def benchmark_health(request: HttpRequest, slug: str) -> HttpResponse:
     benchmark = visible_benchmark(request, slug)
     try:

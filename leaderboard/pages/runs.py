@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.pages import plots
@@ -39,7 +39,7 @@ from leaderboard.reading.runs import per_need_table
 from leaderboard.reading.visibility import Problem, visible_submission
 
 
-@require_GET
+@require_safe
 def submission(request: HttpRequest, pk: int) -> HttpResponse:
     run = visible_submission(request, pk, scores=False)
     benchmark = run.benchmark
@@ -93,7 +93,7 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
     return validated(request, render(request, "leaderboard/submission.html", context), lens)
 
 
-@require_GET
+@require_safe
 def submission_plot(request: HttpRequest, pk: int, name: str, fmt: str) -> HttpResponse:
     """The run page's figure of a need (``?need=``) or its 11-point curve as an SVG or PNG
     file (``?download=1``: as an attachment)."""

@@ -55,7 +55,7 @@ def _kept_as_it_was(request: HttpRequest, run: Submission) -> HttpResponse:
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def edit_run(request: HttpRequest, pk: int) -> HttpResponse:
     run = owned_run(request, pk)
     if run.is_withdrawn:
@@ -102,7 +102,7 @@ ACTIONS = {
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     """Hide, show or withdraw a run, after its confirmation page."""
     run = (

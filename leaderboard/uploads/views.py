@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.reading.lenses import Lens, default_lens
@@ -52,7 +52,7 @@ def submit(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leaderboard/submit.html", context, status=status)
 
 
-@require_GET
+@require_safe
 def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
     # The run page's rule: hidden runs and runs on unpublished benchmarks are a 404
     # for whoever may not see them.
