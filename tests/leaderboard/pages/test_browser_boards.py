@@ -144,3 +144,36 @@ def test_the_comparison_tests_table_rows_are_short_on_a_phone(
     assert right <= 390
     page.close()
     assert problems == []
+
+
+def test_the_longest_names_wrap_on_a_phone_not_the_page(
+    transactional_db, live_server, library, demo_user, browser
+):
+    """A run name of the most characters allowed with no hyphen to break at, a display
+    name of 60 with no space and a need title of one long word: the run page, a
+    comparison and the run's results wrap them (or scroll a table inside its box);
+    the page itself never scrolls sideways."""
+    from leaderboard.models import InformationNeed, Profile
+
+    name = "bm25_rm3_monot5_3b_msmarco_v2_rerank_top"  # 40, the most a run name may have
+    frame = Submission.objects.get(run_name="system-B").results.get().per_need_frame()
+    run = data.add_run(library, demo_user, name, frame * 0.9)
+    Profile.objects.filter(user=Profile.of(demo_user).user).update(display_name="x" * 60)
+    need = "atwood"
+    InformationNeed.objects.filter(benchmark=library, need_id=need).update(title="y" * 300)
+    other = Submission.objects.get(run_name="system-A").pk
+    problems: list[str] = []
+    page = browser.new_page(viewport=PHONE)
+    watch(page, problems)
+    for path in (
+        f"/submissions/{run.pk}/?need={need}",
+        f"/benchmarks/library/compare/{run.pk}/{other}/?need={need}",
+        f"/submissions/{run.pk}/results/",
+    ):
+        page.goto(f"{live_server.url}{path}")
+        assert page.locator("h1").inner_text().count(name) == 1, path
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], (path, width)
+    page.screenshot(path=str(ARTIFACTS / "results-long-name-390.png"))
+    page.close()
+    assert problems == []
