@@ -31,6 +31,26 @@ from leaderboard.reading.boards import Board, adjusted, is_count, measure_label,
 #: The corrections an export applies over the "vs #1" family (``?correction=``).
 EXPORT_CORRECTIONS = ("holm", "bh", "none")
 
+# A run's columns in leaderboard.csv, before its p-values against #1 and its measures: the
+# same with no run yet, so a script reading the board early in a campaign finds the columns
+# it reads later.
+RUN_COLUMNS = (
+    "rank",
+    "run",
+    "submission_id",
+    "participant",
+    "team",
+    "submitted",
+    "baseline",
+    "num_needs",
+    "judgments_version",
+)
+
+
+def p_columns(correction: str) -> tuple[str, ...]:
+    """The p-value columns against #1 of an export with ``correction``."""
+    return ("p_vs_leader_raw",) + (() if correction == "none" else (f"p_vs_leader_{correction}",))
+
 
 def leaderboard_file(board: Board, fmt: str, correction: str = "holm") -> HttpResponse:
     """The leaderboard ``board`` as ``leaderboard.csv`` or ``leaderboard.json``.
@@ -75,11 +95,12 @@ def leaderboard_file(board: Board, fmt: str, correction: str = "holm") -> HttpRe
             "baseline": row.is_baseline,
             "num_needs": row.num_needs,
             "judgments_version": version,
-            "p_vs_leader_raw": _finite(row.p_raw),
-            **(
-                {}
-                if correction == "none"
-                else {f"p_vs_leader_{correction}": corrected.get(row.submission_id)}
+            **dict(
+                zip(
+                    p_columns(correction),
+                    (_finite(row.p_raw), corrected.get(row.submission_id)),
+                    strict=False,
+                )
             ),
             "summary": row.summary,
         }
@@ -89,12 +110,13 @@ def leaderboard_file(board: Board, fmt: str, correction: str = "holm") -> HttpRe
         return JsonResponse({**base, "runs": runs}, json_dumps_params={"indent": 1})
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-leaderboard.csv"'
-    fixed = [k for k in runs[0] if k != "summary"] if runs else ["rank", "run"]
     writer = csv.writer(response)
-    writer.writerow([_csv(k) for k in fixed + [measure_label(m) for m in board.measures]])
+    ps = p_columns(correction)
+    writer.writerow([_csv(k) for k in [*RUN_COLUMNS, *ps, *map(measure_label, board.measures)]])
     for run in runs:
         writer.writerow(
-            [_p_cell(run[k]) if k.startswith("p_vs_") else _csv(run[k]) for k in fixed]
+            [_csv(run[k]) for k in RUN_COLUMNS]
+            + [_p_cell(run[k]) for k in ps]
             + [_csv(run["summary"].get(m), m) for m in board.measures]
         )
     return response

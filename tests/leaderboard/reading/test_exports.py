@@ -209,3 +209,20 @@ def test_comparison_json_of_a_constant_difference_is_valid_json(client, demo_use
         tests = json.loads(text, parse_constant=refuse)["tests"]
         assert tests["effect_size"] is None and tests["t_statistic"] is None  # +inf
         assert tests["mean_diff"] == pytest.approx(0.1) and tests["t_p"] > 0
+
+
+def test_an_empty_board_csv_has_the_columns_of_a_full_one(client, library):
+    """A script reading the board before the first run is scored finds the columns it
+    reads later (the header was ``rank,run`` alone)."""
+    full = client.get(reverse("leaderboard_export", args=["library", "csv"]))
+    head = next(csv.reader(io.StringIO(full.content.decode())))
+    data.make_benchmark("empty", {"q1": "a need"})
+    empty = client.get(reverse("leaderboard_export", args=["empty", "csv"]))
+    assert empty.status_code == 200
+    rows = list(csv.reader(io.StringIO(empty.content.decode())))
+    assert len(rows) == 1
+    assert rows[0] == head[: len(rows[0])]
+    assert rows[0][:11] == [
+        "rank", "run", "submission_id", "participant", "team", "submitted", "baseline",
+        "num_needs", "judgments_version", "p_vs_leader_raw", "p_vs_leader_holm",
+    ]  # fmt: skip
