@@ -1,6 +1,6 @@
 """The site's error pages: ``handler400``, ``handler403``, ``handler404`` and
 ``handler500`` (set in ``leaderboard/urls.py``). Under /api/ each answers JSON in the
-API's shape (:func:`leaderboard.api.errors.error_body`), so a path no route matches, or
+API's shape (:func:`leaderboard.reading.visibility.error_body`), so a path no route matches, or
 a 404 raised by a view that is not DRF's (the schema's, the docs'), is JSON there as
 well; elsewhere Django's own handlers render the site's templates (``404.html`` ...).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from leaderboard.api.errors import error_body
+from leaderboard.reading.visibility import error_body
 
 
 def _is_api(request: HttpRequest) -> bool:

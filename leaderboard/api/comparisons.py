@@ -17,15 +17,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from evaluation.measures import UnknownMeasure
-from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
-from leaderboard.api.lenses import needs_field
+from leaderboard.api.lenses import MeasureQuerySerializer, SignificanceQuerySerializer, needs_field
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import FiniteFloat, labels_field
 from leaderboard.api.views import board_for
-from leaderboard.reading.boards import ALPHA, is_count, measure_column, unknown_measure_message
-from leaderboard.reading.comparisons import comparison
+from leaderboard.reading.boards import ALPHA, measure_column, unknown_measure_message
+from leaderboard.reading.comparisons import MeasureRefused, asked_comparison
 from leaderboard.reading.exports import comparison_payload
 from leaderboard.reading.pairs import significance_matrix
 from leaderboard.reading.visibility import Problem, visible_benchmark
@@ -148,23 +147,17 @@ class Compare(ApiView):
         "primary measure (AP for runs scored before it was chosen), as on the page; a "
         "measure these runs have no per-need values of, or a count (`num_ret`), is a 400 "
         "whose `details.measures` lists those they can be compared on.",
-        parameters=[s.MeasureQuerySerializer],
+        parameters=[MeasureQuerySerializer],
         responses={200: ComparisonSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def get(self, request: Request, slug: str, a: int, b: int) -> Response:
-        asked = self.query(s.MeasureQuerySerializer).get("measure")
-        # None when not asked: the comparison's own default (the primary measure).
-        measure = _checked_measure(asked, "") or None
+        asked = self.query(MeasureQuerySerializer).get("measure")
         try:
-            context = comparison(request, slug, a, b, measure)
+            context = asked_comparison(request, slug, a, b, asked)
+        except MeasureRefused as refused:
+            raise ApiError(400, refused.message, refused.details) from refused
         except Problem as problem:
             raise ApiError(problem.status, problem.message) from problem
-        if measure is not None and context["measure"] != measure:
-            # The page shows its default with a note; a program asked for this measure.
-            why = f"Runs {a} and {b} have no per-need values of {measure}."
-            if is_count(measure):
-                why = f"{measure} is a count, not a score to compare runs on."
-            raise ApiError(400, why, {"measures": list(context["measures"])})
         payload = comparison_payload(context)
         payload["tests"] = {k: _finite(v) for k, v in payload["tests"].items()}
         return Response(ComparisonSerializer(payload).data)
@@ -179,11 +172,11 @@ class Significance(ApiView):
         description="Stored paired t-tests corrected over the family (Holm, Benjamini-Hochberg "
         "or none), or Tukey's HSD on the per-need scores; only the benchmark's tested "
         "measures.",
-        parameters=[s.SignificanceQuerySerializer],
+        parameters=[SignificanceQuerySerializer],
         responses={200: SignificanceSerializer, **errors(400, 401, 403, 404, 429)},
     )
     def get(self, request: Request, slug: str) -> Response:
-        query = self.query(s.SignificanceQuerySerializer)
+        query = self.query(SignificanceQuerySerializer)
         benchmark = visible_benchmark(request, slug)
         tested = benchmark.tested_measures()
         primary = benchmark.primary_measure

@@ -18,6 +18,8 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from leaderboard.reading.visibility import error_body
+
 
 class ApiError(exceptions.APIException):
     """A refusal with a status code, a message for a person and structured details."""
@@ -32,10 +34,6 @@ class ApiError(exceptions.APIException):
         super().__init__(message)
         self.status_code, self.message = status_code, message
         self.details, self.headers = details or {}, headers or {}
-
-
-def error_body(message: str, details: dict | None = None) -> dict[str, Any]:
-    return {"error": message, "details": details or {}}
 
 
 def _flatten(detail: Any, field: str = "non_field") -> dict[str, list[str]]:

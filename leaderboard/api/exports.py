@@ -11,9 +11,8 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 
-from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, conditional
-from leaderboard.api.lenses import LensQuerySerializer, scored_run
+from leaderboard.api.lenses import ExportQuerySerializer, LensQuerySerializer, scored_run
 from leaderboard.api.schema import errors
 from leaderboard.api.views import board_for
 from leaderboard.reading.exports import leaderboard_file, per_need_file
@@ -38,7 +37,7 @@ class LeaderboardExport(ApiView):
     fmt = "json"
 
     def get(self, request: Request, slug: str):
-        query = self.query(s.ExportQuerySerializer)
+        query = self.query(ExportQuerySerializer)
         benchmark = visible_benchmark(request, slug)
         board = board_for(request, benchmark, query.get("measure"))  # unknown: a JSON 400
         export = leaderboard_file(board, self.fmt, query["correction"])
@@ -61,7 +60,7 @@ class LeaderboardJson(LeaderboardExport):
     @extend_schema(
         operation_id="exportLeaderboardJson",
         summary="The leaderboard as the page's JSON download (every digit)",
-        parameters=[s.ExportQuerySerializer],
+        parameters=[ExportQuerySerializer],
         responses={
             (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
             304: OpenApiResponse(description="Not modified."),
@@ -78,7 +77,7 @@ class LeaderboardCsv(LeaderboardExport):
     @extend_schema(
         operation_id="exportLeaderboardCsv",
         summary="The leaderboard as CSV (text cells escaped against formula injection)",
-        parameters=[s.ExportQuerySerializer],
+        parameters=[ExportQuerySerializer],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
             304: OpenApiResponse(description="Not modified."),

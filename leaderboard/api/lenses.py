@@ -1,12 +1,16 @@
 """The API's side of the lens (``reading.lenses``): the ``?judgments=`` and ``?needs=``
-query parameters every reading endpoint takes, and their refusals as JSON errors."""
+query parameters every reading endpoint takes, and their refusals as JSON errors; and
+the ``?measure=`` (and ``?correction=``) of those that rank or compare runs."""
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from evaluation.measures import stored_measures
 from leaderboard.api.errors import ApiError
 from leaderboard.models import Benchmark, Result, Submission
+from leaderboard.reading.exports import EXPORT_CORRECTIONS
 from leaderboard.reading.lenses import NEEDS, Lens, lens_for, versions
 from leaderboard.reading.visibility import Problem, visible_submission
 
@@ -62,3 +66,45 @@ def scored_run(request, submission_id: int) -> tuple[Submission, Result]:
             {"status": run.status},
         )
     return run, result
+
+
+def measure_names() -> list[str]:
+    """The names the schema lists for ``?measure=``: trec_eval's name of every catalog
+    measure every run stores that has per-need values and is a score (no count such as
+    ``num_ret``, no summary-only ``gm_map``), so each one ranks a board and compares two
+    runs; a benchmark's significance matrix takes its tested measures only (a 400 names
+    them). The readers' labels (``nDCG@10``) are taken too but not listed: one name per
+    measure keeps the list, and the cases a schema-driven test sends, half as long."""
+    return [e.column for e in stored_measures() if e.per_need and not e.is_count]
+
+
+@extend_schema_field({"type": "string", "enum": measure_names()})
+class MeasureField(serializers.CharField):
+    """A measure's name, read by ``resolve`` (so the readers' labels, any case, and a
+    benchmark's own cutoffs such as ``RR@3`` are taken too); the schema lists the
+    catalog's trec_eval names."""
+
+
+class MeasureQuerySerializer(LensQuerySerializer):
+    measure = MeasureField(
+        required=False,
+        max_length=100,
+        help_text="trec_eval's name (`ndcg_cut_10`); the readers' label (`nDCG@10`) and a "
+        "benchmark's own cutoffs (`RR@3`) are taken too. An unknown name, or a count "
+        "(`num_ret`), is a 400 whose `details.suggestions` lists close matches.",
+    )
+
+
+class ExportQuerySerializer(MeasureQuerySerializer):
+    correction = serializers.ChoiceField(
+        choices=EXPORT_CORRECTIONS,
+        default="holm",
+        help_text="The correction of the t-test p against #1 over the runs tested against "
+        "it (`p_vs_leader_holm`, the page's verdict, or `_bh`); `p_vs_leader_raw` always.",
+    )
+
+
+class SignificanceQuerySerializer(MeasureQuerySerializer):
+    correction = serializers.ChoiceField(
+        choices=["holm", "bh", "tukey", "none"], required=False, default="holm"
+    )

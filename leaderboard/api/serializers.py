@@ -15,8 +15,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from evaluation.measures import stored_measures
-from leaderboard.api.lenses import NEEDS_HELP, LensQuerySerializer, needs_field
+from leaderboard.api.lenses import NEEDS_HELP, needs_field
 from leaderboard.models import RUN_NAME_RE, Benchmark, Submission, run_name_validator
 from leaderboard.reading.boards import measure_labels
 from leaderboard.reading.lenses import NEEDS
@@ -347,53 +346,6 @@ class QuotaSerializer(serializers.Serializer):
     phase = serializers.CharField(allow_null=True, help_text="The campaign phase open now.")
     phase_closes = serializers.DateTimeField(
         allow_null=True, help_text="When that phase closes (UTC)."
-    )
-
-
-# --- Query strings of the comparisons ---------------------------------------------
-
-
-def measure_names() -> list[str]:
-    """The names the schema lists for ``?measure=``: trec_eval's name of every catalog
-    measure every run stores that has per-need values and is a score (no count such as
-    ``num_ret``, no summary-only ``gm_map``), so each one ranks a board and compares two
-    runs; a benchmark's significance matrix takes its tested measures only (a 400 names
-    them). The readers' labels (``nDCG@10``) are taken too but not listed: one name per
-    measure keeps the list, and the cases a schema-driven test sends, half as long."""
-    return [e.column for e in stored_measures() if e.per_need and not e.is_count]
-
-
-@extend_schema_field({"type": "string", "enum": measure_names()})
-class MeasureField(serializers.CharField):
-    """A measure's name, read by ``resolve`` (so the readers' labels, any case, and a
-    benchmark's own cutoffs such as ``RR@3`` are taken too); the schema lists the
-    catalog's trec_eval names."""
-
-
-class MeasureQuerySerializer(LensQuerySerializer):
-    measure = MeasureField(
-        required=False,
-        max_length=100,
-        help_text="trec_eval's name (`ndcg_cut_10`); the readers' label (`nDCG@10`) and a "
-        "benchmark's own cutoffs (`RR@3`) are taken too. An unknown name, or a count "
-        "(`num_ret`), is a 400 whose `details.suggestions` lists close matches.",
-    )
-
-
-class ExportQuerySerializer(MeasureQuerySerializer):
-    correction = serializers.ChoiceField(
-        choices=["holm", "bh", "none"],
-        required=False,
-        default="holm",
-        help_text="The correction of each run's paired t-test p against #1, over the runs "
-        "tested against #1: `p_vs_leader_holm` (the page's verdict), `p_vs_leader_bh`, or "
-        "none; `p_vs_leader_raw` is always given.",
-    )
-
-
-class SignificanceQuerySerializer(MeasureQuerySerializer):
-    correction = serializers.ChoiceField(
-        choices=["holm", "bh", "tukey", "none"], required=False, default="holm"
     )
 
 

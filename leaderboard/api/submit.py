@@ -36,10 +36,10 @@ from rest_framework.response import Response
 
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView
-from leaderboard.api.errors import ApiError, error_body
+from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.models import Benchmark, IdempotencyKey, Submission
-from leaderboard.reading.visibility import visible_benchmark
+from leaderboard.reading.visibility import error_body, visible_benchmark
 from leaderboard.uploads.forms import RUN_NAME_TAKEN, max_upload_bytes
 from leaderboard.uploads.receiving import Outcome, receive_run
 

@@ -22,7 +22,7 @@ from leaderboard.api import owners
 from leaderboard.api import serializers as s
 from leaderboard.api.base import ApiView, BenchmarkPages, SubmissionPages, conditional
 from leaderboard.api.errors import ApiError
-from leaderboard.api.lenses import LensQuerySerializer, api_lens, scored_run
+from leaderboard.api.lenses import LensQuerySerializer, MeasureQuerySerializer, api_lens, scored_run
 from leaderboard.api.schema import errors
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.reading.boards import Board, build_leaderboard, unknown_measure_message
@@ -83,7 +83,7 @@ class BenchmarkDetail(ApiView):
         "organizers), each with every summary measure. Sends `ETag` and `Last-Modified`; "
         "`If-None-Match` answers 304 while the board is unchanged (`Last-Modified` is "
         "informative: `If-Modified-Since` alone always gets the board).",
-        parameters=[s.MeasureQuerySerializer],
+        parameters=[MeasureQuerySerializer],
         responses={
             200: s.BenchmarkLeaderboardSerializer,
             304: OpenApiResponse(description="Not modified."),
@@ -91,7 +91,7 @@ class BenchmarkDetail(ApiView):
         },
     )
     def get(self, request: Request, slug: str) -> Response:
-        measure = self.query(s.MeasureQuerySerializer).get("measure")
+        measure = self.query(MeasureQuerySerializer).get("measure")
         benchmark = visible_benchmark(request, slug)
         board = board_for(request, benchmark, measure)
         context = {"request": request, "board": board}

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_safe
 from evaluation.measures import UnknownMeasure
 from leaderboard.pages.shortcuts import problem_page, validated
 from leaderboard.reading.boards import build_leaderboard, unknown_measure_message
-from leaderboard.reading.comparisons import comparison
+from leaderboard.reading.comparisons import MeasureRefused, asked_comparison
 from leaderboard.reading.exports import (
     EXPORT_CORRECTIONS,
     comparison_payload,
@@ -22,7 +22,12 @@ from leaderboard.reading.exports import (
     per_need_file,
 )
 from leaderboard.reading.lenses import lens_for
-from leaderboard.reading.visibility import Problem, visible_benchmark, visible_submission
+from leaderboard.reading.visibility import (
+    Problem,
+    error_body,
+    visible_benchmark,
+    visible_submission,
+)
 
 
 @require_safe
@@ -68,10 +73,12 @@ def submission_csv(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_safe
 def compare_json(request: HttpRequest, slug: str, a: int, b: int) -> HttpResponse:
-    try:
-        ctx = comparison(request, slug, a, b, request.GET.get("measure"))
+    try:  # a program's download: a measure it cannot have is refused, as in the API
+        ctx = asked_comparison(request, slug, a, b, request.GET.get("measure"))
+    except MeasureRefused as refused:
+        return JsonResponse(error_body(refused.message, refused.details), status=400)
     except Problem as problem:
-        return JsonResponse({"error": problem.message}, status=problem.status)
+        return JsonResponse(error_body(problem.message), status=problem.status)
     payload = comparison_payload(ctx)
     response = HttpResponse(
         json.dumps(payload, indent=1, allow_nan=False), content_type="application/json"

@@ -92,6 +92,33 @@ def comparison(request: HttpRequest, slug: str, a: int, b: int, asked: str | Non
     }
 
 
+class MeasureRefused(Problem):
+    """A measure a program asked for and the comparison cannot give (``details``: the
+    close matches, or the measures the pair can be compared on)."""
+
+    def __init__(self, message: str, details: dict) -> None:
+        super().__init__(message, 400)
+        self.details = details
+
+
+def asked_comparison(request: HttpRequest, slug: str, a: int, b: int, asked: str | None) -> dict:
+    """``comparison`` for a program (the API and the page's JSON download): a measure it
+    asked for and cannot have (unknown, a count, or without per-need values for these
+    runs) raises ``MeasureRefused``, where the page shows its default with a note."""
+    try:
+        measure = measure_column(asked, "") or None
+    except UnknownMeasure as error:
+        message = unknown_measure_message(error)
+        raise MeasureRefused(message, {"suggestions": error.suggestions}) from error
+    context = comparison(request, slug, a, b, measure)
+    if measure is not None and context["measure"] != measure:
+        why = f"Runs {a} and {b} have no per-need values of {measure}."
+        if is_count(measure):
+            why = f"{measure} is a count, not a score to compare runs on."
+        raise MeasureRefused(why, {"measures": list(context["measures"])})
+    return context
+
+
 def verdict(name_a: str, name_b: str, measure: str, test: dict) -> str:
     """The comparison in one sentence, the run ahead first: "colbertv2 is ahead of
     monot5-3b by 0.0240 nDCG@10 on 20 of 30 needs; the difference is not significant

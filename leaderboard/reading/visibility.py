@@ -11,6 +11,8 @@ the API as a JSON error.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
@@ -24,6 +26,11 @@ class Problem(Exception):
     def __init__(self, message: str, status: int = 404) -> None:
         super().__init__(message)
         self.message, self.status = message, status
+
+
+def error_body(message: str, details: dict | None = None) -> dict[str, Any]:
+    """The JSON body of a refusal, the API's and the pages' JSON downloads' alike."""
+    return {"error": message, "details": details or {}}
 
 
 def visible_benchmark(request: HttpRequest, slug: str) -> Benchmark:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evaluation.measures import resolve
-from leaderboard.api.serializers import measure_names
+from leaderboard.api.lenses import measure_names
 from leaderboard.models import Submission
 from tests.leaderboard import pages_data as data
 from tests.leaderboard.api.test_api import bearer, documented_routes, error_of, upload

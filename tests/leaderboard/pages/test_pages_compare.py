@@ -243,3 +243,23 @@ def test_randomization_question_names_random_swaps_past_enumeration():
 
     assert "at random (10,000 times)" in _randomization_question(14, 10_000)
     assert "each of the 8,192 possible ways" in _randomization_question(13, 10_000)
+
+
+def test_the_json_download_refuses_a_measure_it_cannot_give_as_the_api_does(client, library):
+    """The page shows its default measure with a note; its JSON download (for programs)
+    answered the primary measure's numbers with a 200 and no word of the measure asked."""
+    a, b = (Submission.objects.get(run_name=n).pk for n in ("system-A", "system-B"))
+    url = reverse("compare_json", args=["library", a, b])
+    api = f"/api/benchmarks/library/compare/{a}/{b}/"
+    for asked, says, detail in (
+        ("bogus", "There is no measure “bogus”", "suggestions"),
+        ("P@7", "no per-need values of P_7", "measures"),
+        ("num_ret", "num_ret is a count", "measures"),
+    ):
+        download, answer = client.get(url, {"measure": asked}), client.get(api, {"measure": asked})
+        assert download.status_code == answer.status_code == 400, asked
+        assert download["Content-Type"] == "application/json"
+        assert download.json() == answer.json(), asked
+        assert says in download.json()["error"] and detail in download.json()["details"], asked
+    assert client.get(url, {"measure": "P@10"}).json()["measure"] == "P_10"
+    assert client.get(url).json()["measure"] == "map"
