@@ -91,7 +91,7 @@ def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpRe
     except NoResults as error:
         return problem_page(request, Problem(str(error), 400), run.benchmark)
     if fmt == "json":
-        return JsonResponse(results_payload(results))
+        return validated(request, JsonResponse(results_payload(results)), lens)
     if fmt == "csv":
         response = HttpResponse(content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = (
@@ -108,7 +108,7 @@ def run_results_page(request: HttpRequest, pk: int, fmt: str = "html") -> HttpRe
                     *("" if c is None else _number(c, results.measure) for c in cells),
                 ]
             )
-        return response
+        return validated(request, response, lens)
     context = {
         "run": run,
         "benchmark": run.benchmark,

@@ -24,6 +24,8 @@ def urls(benchmark) -> list[str]:
         reverse("significance", args=[benchmark.slug]),
         reverse("benchmark_health", args=[benchmark.slug]),
         reverse("run_results", args=[alpha]),
+        reverse("run_results_csv", args=[alpha]),
+        reverse("run_results_json", args=[alpha]),
         reverse("leaderboard_export", args=[benchmark.slug, "csv"]),
         reverse("leaderboard_export", args=[benchmark.slug, "json"]),
         reverse("submission_csv", args=[alpha]),
