@@ -13,7 +13,7 @@ import pytest
 
 from leaderboard.models import Submission
 from tests.leaderboard import pages_data as data
-from tests.leaderboard.browsers import BROWSER_TESTS
+from tests.leaderboard.browsers import BROWSER_TESTS, log_in
 from tests.leaderboard.pages.test_browser import ARTIFACTS, watch
 
 library, demo_user = data.library, data.demo_user
@@ -146,34 +146,74 @@ def test_the_comparison_tests_table_rows_are_short_on_a_phone(
     assert problems == []
 
 
-def test_the_longest_names_wrap_on_a_phone_not_the_page(
-    transactional_db, live_server, library, demo_user, browser
-):
-    """A run name of the most characters allowed with no hyphen to break at, a display
-    name of 60 with no space and a need title of one long word: the run page, a
-    comparison and the run's results wrap them (or scroll a table inside its box);
-    the page itself never scrolls sideways."""
-    from leaderboard.models import InformationNeed, Profile
+LONGEST = "bm25_rm3_monot5_3b_msmarco_v2_rerank_top"  # 40, the most a run name may have
 
-    name = "bm25_rm3_monot5_3b_msmarco_v2_rerank_top"  # 40, the most a run name may have
+
+@pytest.fixture
+def longest(library, demo_user):
+    """The library with a run of the longest name without a hyphen to break at, its
+    participant's display name of 60 characters with no space, a need title of one long
+    word, and an API token (the tokens page lists it)."""
+    from leaderboard.models import ApiToken, InformationNeed, Profile
+
     frame = Submission.objects.get(run_name="system-B").results.get().per_need_frame()
-    run = data.add_run(library, demo_user, name, frame * 0.9)
+    run = data.add_run(library, demo_user, LONGEST, frame * 0.9)
     Profile.objects.filter(user=Profile.of(demo_user).user).update(display_name="x" * 60)
-    need = "atwood"
-    InformationNeed.objects.filter(benchmark=library, need_id=need).update(title="y" * 300)
+    InformationNeed.objects.filter(benchmark=library, need_id="atwood").update(title="y" * 300)
+    ApiToken.issue(demo_user, "laptop")
+    return run
+
+
+def no_sideways_scroll(page, base: str, paths: list[str]) -> None:
+    for path in paths:
+        page.goto(f"{base}{path}")
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], (path, width)
+
+
+def test_the_longest_names_wrap_on_a_phone_not_the_page(
+    transactional_db, live_server, library, longest, browser
+):
+    """The run page, a comparison and the run's results wrap the longest names (or
+    scroll a table inside its box); the page itself never scrolls sideways."""
     other = Submission.objects.get(run_name="system-A").pk
     problems: list[str] = []
     page = browser.new_page(viewport=PHONE)
     watch(page, problems)
     for path in (
-        f"/submissions/{run.pk}/?need={need}",
-        f"/benchmarks/library/compare/{run.pk}/{other}/?need={need}",
-        f"/submissions/{run.pk}/results/",
+        f"/submissions/{longest.pk}/?need=atwood",
+        f"/benchmarks/library/compare/{longest.pk}/{other}/?need=atwood",
+        f"/submissions/{longest.pk}/results/",
     ):
-        page.goto(f"{live_server.url}{path}")
-        assert page.locator("h1").inner_text().count(name) == 1, path
-        width = page.evaluate("() => document.documentElement.scrollWidth")
-        assert width <= PHONE["width"], (path, width)
+        no_sideways_scroll(page, live_server.url, [path])
+        assert page.locator("h1").inner_text().count(LONGEST) == 1, path
     page.screenshot(path=str(ARTIFACTS / "results-long-name-390.png"))
     page.close()
+    assert problems == []
+
+
+def test_the_owners_pages_keep_the_longest_names_in_a_phone_s_width(
+    transactional_db, live_server, library, demo_user, longest, browser
+):
+    """Its participant's pages: the confirmation pages (whose checkbox label names the
+    run), the final runs' table, the tokens table (its hidden "Revoke" text, absolutely
+    placed, escaped the table's scrolling box) and My runs."""
+    context = browser.new_context(viewport=PHONE)
+    log_in(context, live_server, demo_user)
+    page = context.new_page()
+    problems: list[str] = []
+    watch(page, problems)
+    no_sideways_scroll(
+        page,
+        live_server.url,
+        [
+            f"/submissions/{longest.pk}/hide/",
+            f"/submissions/{longest.pk}/withdraw/",
+            f"/submissions/{longest.pk}/edit/",
+            "/benchmarks/library/final-runs/",
+            "/accounts/tokens/",
+            "/accounts/runs/",
+        ],
+    )
+    context.close()
     assert problems == []
