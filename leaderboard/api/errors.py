@@ -14,6 +14,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -103,7 +104,14 @@ def exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
 
 @csrf_exempt
 def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
-    """Any method on any other path under /api/."""
-    return JsonResponse(
-        error_body("No such endpoint; the routes are listed at /api/schema/."), status=404
-    )
+    """Any method on any other path under /api/; a path one slash short of a route (as
+    typed after ``curl``) is told the one it meant."""
+    try:
+        meant = resolve(request.path + "/").url_name != "api_not_found"
+    except Resolver404:
+        meant = False
+    if meant:
+        message = f"No such endpoint; did you mean {request.path}/ (with the final slash)?"
+    else:
+        message = "No such endpoint; the routes are listed at /api/schema/."
+    return JsonResponse(error_body(message), status=404)

@@ -117,6 +117,17 @@ def test_a_path_under_api_no_route_matches_is_a_json_404(client, db, path):
     assert "routes are listed" in error_of(response, 404)["error"]
 
 
+@pytest.mark.parametrize(
+    "path", ["/api/benchmarks", "/api/benchmarks/library", "/api/submissions/1/per-need"]
+)
+def test_a_path_missing_its_trailing_slash_is_told_the_one_it_meant(client, db, path):
+    """curl $URL/api/benchmarks/library answered only "No such endpoint"."""
+    body = error_of(client.get(path), 404)
+    assert body["error"] == f"No such endpoint; did you mean {path}/ (with the final slash)?"
+    for other in ("/api/nothing-here", "/api/submissions/1/per-needs"):  # no route with "/"
+        assert "routes are listed" in error_of(client.get(other), 404)["error"]
+
+
 def test_a_page_no_route_matches_outside_api_is_still_the_sites_page(client, db):
     response = client.get("/no-such-page/%0A")
     assert response.status_code == 404 and response["Content-Type"].startswith("text/html")
