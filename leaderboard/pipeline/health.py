@@ -183,8 +183,10 @@ def compute(benchmark_id: int, judgments_id: int) -> BenchmarkHealth | None:
         return None
     results = list(_results(benchmark, judgments))
     data: dict = {"runs": len(results), "judged": judgments.num_judged, "measures": {}}
-    if len(results) >= 2:
+    if results:  # the needs with a relevant document, said even with one run to assess
         mask = results[0].per_need_frame()["num_rel"].to_numpy() > 0
+        data["needs"] = int(mask.sum())
+    if len(results) >= 2:
         ids = [r.submission_id for r in results]
         matrices, stored = {}, {}
         # no need with a relevant document (a pool's export loaded as judgments): no

@@ -252,3 +252,20 @@ def test_the_admin_actions_queue_a_recompute(
         assert len(queued) > before, action.__name__
     assert set(queued) == {(demo.pk, demo.current_judgments_id)}
     assert runs.get().is_withdrawn
+
+
+def test_with_one_run_the_page_counts_the_needs_with_a_relevant_document(demo, client) -> None:
+    """One scored run: nothing to assess, but the facts line said "0 needs with a
+    relevant document" of a benchmark whose 4 needs all have one; with no run it says
+    nothing of them."""
+    demo.submissions.filter(run_name="system-B").update(is_hidden=True)
+    data = health.compute(demo.pk, demo.current_judgments_id).data
+    assert (data["runs"], data["needs"]) == (1, 4)
+    html = client.get(f"/benchmarks/{demo.slug}/health/").content.decode()
+    assert "4 needs with a relevant document" in html and "1 scored run " in html
+    assert "nothing to assess yet" in html
+    demo.submissions.update(is_hidden=True)
+    data = health.compute(demo.pk, demo.current_judgments_id).data
+    assert data["runs"] == 0 and "needs" not in data
+    html = client.get(f"/benchmarks/{demo.slug}/health/").content.decode()
+    assert "with a relevant document" not in html and "0 scored runs" in html
