@@ -19,12 +19,12 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
 from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm, PhaseForm
+from leaderboard.admin_scoping import BENCHMARK_FILTER, OrganizerScoped, organises
 from leaderboard.models import (
     Benchmark,
     InformationNeed,
     Judgments,
     Phase,
-    Submission,
 )
 from leaderboard.pipeline.datasets import load_dataset
 from leaderboard.pipeline.files import StorageUnavailable
@@ -37,9 +37,6 @@ from leaderboard.pipeline.loading import (
     settings_changed,
 )
 from leaderboard.pipeline.tasks import (
-    health_changed,
-    queue_comparisons,
-    queue_rescore,
     queue_split,
 )
 
@@ -47,65 +44,6 @@ JUDGMENTS_NOT_STORED = (
     "The file store is not answering, so the judgments file was not stored (the rest "
     "was saved). Upload it again in a few minutes."
 )
-
-
-def _organises(request: HttpRequest, benchmark: Benchmark | None) -> bool:
-    user = request.user
-    if not (user.is_active and user.is_staff):
-        return False
-    if user.is_superuser or benchmark is None:
-        return True
-    return benchmark.is_organised_by(user)
-
-
-class OrganisedBenchmarkFilter(admin.RelatedFieldListFilter):
-    """The benchmark list filter, offering only the benchmarks the user organises."""
-
-    def field_choices(self, field, request, model_admin):
-        ordering = self.field_admin_ordering(field, request, model_admin)
-        mine = Benchmark.objects.organised_by(request.user).values("pk")
-        return field.get_choices(
-            include_blank=False, ordering=ordering, limit_choices_to={"pk__in": mine}
-        )
-
-
-BENCHMARK_FILTER = ("benchmark", OrganisedBenchmarkFilter)
-
-
-class OrganizerScoped:
-    """Permissions by organisership instead of Django's per-model permissions."""
-
-    benchmark_path = "benchmark"
-
-    def _benchmark_of(self, obj) -> Benchmark | None:
-        if obj is None:
-            return None
-        for part in self.benchmark_path.split("__"):
-            obj = getattr(obj, part)
-        return obj
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        queryset = super().get_queryset(request)
-        if request.user.is_superuser:
-            return queryset
-        return queryset.filter(**{f"{self.benchmark_path}__organizers": request.user}).distinct()
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return request.user.is_active and request.user.is_staff
-
-    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _organises(request, self._benchmark_of(obj))
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _organises(request, self._benchmark_of(obj))
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _organises(request, self._benchmark_of(obj))
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "benchmark" and not request.user.is_superuser:
-            kwargs["queryset"] = Benchmark.objects.organised_by(request.user)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 class PhaseFormSet(BaseInlineFormSet):
@@ -138,16 +76,16 @@ class PhaseInline(admin.TabularInline):
     ]
 
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _organises(request, obj)
+        return organises(request, obj)
 
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _organises(request, obj)
+        return organises(request, obj)
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _organises(request, obj)
+        return organises(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return _organises(request, obj)
+        return organises(request, obj)
 
 
 @admin.register(Benchmark)
@@ -255,7 +193,7 @@ class InformationNeedAdmin(OrganizerScoped, admin.ModelAdmin):
     search_fields = ["need_id", "title"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return _organises(request, None)
+        return organises(request, None)
 
 
 @admin.register(Judgments)
@@ -283,91 +221,6 @@ class JudgmentsAdmin(OrganizerScoped, admin.ModelAdmin):
         return False  # new versions come from the benchmark form's qrels upload
 
 
-@admin.register(Submission)
-class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
-    list_display = [
-        "run_name",
-        "benchmark",
-        "participant",
-        "status",
-        "is_baseline",
-        "is_hidden",
-        "created",
-        "short_failure",
-    ]
-    list_filter = [BENCHMARK_FILTER, "status", "is_baseline", "is_hidden"]
-    search_fields = ["run_name", "participant__username"]
-    readonly_fields = [
-        "benchmark",
-        "participant",
-        "file",
-        "size",
-        "sha256",
-        "status",
-        "failure_reason",
-        "warnings",
-        "created",
-        "queued_at",
-        "started",
-        "finished",
-        "withdrawn_at",
-        "attempts",
-        "task_id",
-        "judgments",
-        # Hidden and shown through the actions, which record who hid the run.
-        "is_hidden",
-        "hidden_by",
-        "hidden_by_organizer",
-    ]
-    fields = [
-        "run_name",
-        "description",
-        "paper_url",
-        "code_url",
-        "is_baseline",
-        *readonly_fields,
-    ]
-    actions = ["mark_baseline", "unmark_baseline", "hide", "unhide", "withdraw", "rescore"]
-    list_select_related = ["benchmark", "participant"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # runs come from participants' uploads
-
-    @admin.display(description="failure")
-    def short_failure(self, obj: Submission) -> str:
-        return obj.failure_reason[:80]
-
-    @admin.action(description="Mark as baseline")
-    def mark_baseline(self, request, queryset) -> None:
-        queryset.update(is_baseline=True)
-
-    @admin.action(description="Unmark baseline")
-    def unmark_baseline(self, request, queryset) -> None:
-        queryset.update(is_baseline=False)
-
-    @admin.action(description="Hide from the leaderboard")
-    def hide(self, request, queryset) -> None:
-        # An organizer's hide: the participant cannot show the run again.
-        queryset.hide(request.user, by_organizer=True)
-        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
-
-    @admin.action(description="Show on the leaderboard")
-    def unhide(self, request, queryset) -> None:
-        shown = queryset.unhide(by_organizer=True)
-        # Hidden runs were left out of comparisons; test them now (only new pairs).
-        queue_comparisons(Submission.objects.filter(pk__in=shown).scored())
-        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
-
-    @admin.action(description="Withdraw")
-    def withdraw(self, request, queryset) -> None:
-        queryset.withdraw()  # records withdrawn_at, as the owner's withdrawal does
-        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
-
-    @admin.action(description="Rescore")
-    def rescore(self, request, queryset) -> None:
-        count = len(queue_rescore(queryset))
-        self.message_user(request, f"Queued {count} runs for rescoring.")
-
-
-# The participants' side (tokens, names, teams, users) registers itself from its module.
-from leaderboard import admin_people  # noqa: E402, F401
+# The runs' admin and the participants' side (tokens, names, teams, users) register
+# themselves from their modules.
+from leaderboard import admin_people, admin_runs  # noqa: E402, F401

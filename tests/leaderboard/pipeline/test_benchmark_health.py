@@ -239,7 +239,7 @@ def test_the_admin_actions_queue_a_recompute(
 ) -> None:
     from django.contrib import admin
 
-    from leaderboard.admin import SubmissionAdmin
+    from leaderboard.admin_runs import SubmissionAdmin
 
     runs = Submission.objects.filter(benchmark=demo, run_name="system-B")
     model_admin = SubmissionAdmin(Submission, admin.site)

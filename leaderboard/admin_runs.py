@@ -1,0 +1,98 @@
+"""The runs in the organizers' admin: their list (scoped to the user's benchmarks), the
+actions on them (baseline, hide, show, withdraw, rescore) and their form. Registered when
+``leaderboard.admin`` imports it."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from leaderboard.admin_scoping import BENCHMARK_FILTER, OrganizerScoped
+from leaderboard.models import Benchmark, Submission
+from leaderboard.pipeline.tasks import health_changed, queue_comparisons, queue_rescore
+
+
+@admin.register(Submission)
+class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
+    list_display = [
+        "run_name",
+        "benchmark",
+        "participant",
+        "status",
+        "is_baseline",
+        "is_hidden",
+        "created",
+        "short_failure",
+    ]
+    list_filter = [BENCHMARK_FILTER, "status", "is_baseline", "is_hidden"]
+    search_fields = ["run_name", "participant__username"]
+    readonly_fields = [
+        "benchmark",
+        "participant",
+        "file",
+        "size",
+        "sha256",
+        "status",
+        "failure_reason",
+        "warnings",
+        "created",
+        "queued_at",
+        "started",
+        "finished",
+        "withdrawn_at",
+        "attempts",
+        "task_id",
+        "judgments",
+        # Hidden and shown through the actions, which record who hid the run.
+        "is_hidden",
+        "hidden_by",
+        "hidden_by_organizer",
+    ]
+    fields = [
+        "run_name",
+        "description",
+        "paper_url",
+        "code_url",
+        "is_baseline",
+        *readonly_fields,
+    ]
+    actions = ["mark_baseline", "unmark_baseline", "hide", "unhide", "withdraw", "rescore"]
+    list_select_related = ["benchmark", "participant"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # runs come from participants' uploads
+
+    @admin.display(description="failure")
+    def short_failure(self, obj: Submission) -> str:
+        return obj.failure_reason[:80]
+
+    @admin.action(description="Mark as baseline")
+    def mark_baseline(self, request, queryset) -> None:
+        queryset.update(is_baseline=True)
+
+    @admin.action(description="Unmark baseline")
+    def unmark_baseline(self, request, queryset) -> None:
+        queryset.update(is_baseline=False)
+
+    @admin.action(description="Hide from the leaderboard")
+    def hide(self, request, queryset) -> None:
+        # An organizer's hide: the participant cannot show the run again.
+        queryset.hide(request.user, by_organizer=True)
+        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
+
+    @admin.action(description="Show on the leaderboard")
+    def unhide(self, request, queryset) -> None:
+        shown = queryset.unhide(by_organizer=True)
+        # Hidden runs were left out of comparisons; test them now (only new pairs).
+        queue_comparisons(Submission.objects.filter(pk__in=shown).scored())
+        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
+
+    @admin.action(description="Withdraw")
+    def withdraw(self, request, queryset) -> None:
+        queryset.withdraw()  # records withdrawn_at, as the owner's withdrawal does
+        health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
+
+    @admin.action(description="Rescore")
+    def rescore(self, request, queryset) -> None:
+        count = len(queue_rescore(queryset))
+        self.message_user(request, f"Queued {count} runs for rescoring.")

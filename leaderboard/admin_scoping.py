@@ -1,0 +1,70 @@
+"""Who may see and change what in the organizers' admin: a staff user the benchmarks they
+organise and what belongs to them, a superuser everything (``OrganizerScoped``, mixed into
+each model admin); the benchmark list filter offers only the user's benchmarks."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from leaderboard.models import Benchmark
+
+
+def organises(request: HttpRequest, benchmark: Benchmark | None) -> bool:
+    user = request.user
+    if not (user.is_active and user.is_staff):
+        return False
+    if user.is_superuser or benchmark is None:
+        return True
+    return benchmark.is_organised_by(user)
+
+
+class OrganisedBenchmarkFilter(admin.RelatedFieldListFilter):
+    """The benchmark list filter, offering only the benchmarks the user organises."""
+
+    def field_choices(self, field, request, model_admin):
+        ordering = self.field_admin_ordering(field, request, model_admin)
+        mine = Benchmark.objects.organised_by(request.user).values("pk")
+        return field.get_choices(
+            include_blank=False, ordering=ordering, limit_choices_to={"pk__in": mine}
+        )
+
+
+BENCHMARK_FILTER = ("benchmark", OrganisedBenchmarkFilter)
+
+
+class OrganizerScoped:
+    """Permissions by organisership instead of Django's per-model permissions."""
+
+    benchmark_path = "benchmark"
+
+    def _benchmark_of(self, obj) -> Benchmark | None:
+        if obj is None:
+            return None
+        for part in self.benchmark_path.split("__"):
+            obj = getattr(obj, part)
+        return obj
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(**{f"{self.benchmark_path}__organizers": request.user}).distinct()
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_staff
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return organises(request, self._benchmark_of(obj))
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return organises(request, self._benchmark_of(obj))
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return organises(request, self._benchmark_of(obj))
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "benchmark" and not request.user.is_superuser:
+            kwargs["queryset"] = Benchmark.objects.organised_by(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
