@@ -8,7 +8,9 @@ its phases. The organizers' API validates with the same forms. The measure field
 
 from __future__ import annotations
 
+import io
 import os
+import secrets
 from typing import Any
 
 from django import forms
@@ -21,7 +23,8 @@ from leaderboard.admin_measures import MeasureListField, catalog_column, testabl
 from leaderboard.models import Benchmark, Phase
 from leaderboard.models.splits import checked_private, draw_private
 from leaderboard.pipeline.datasets import DatasetError, dataset_files
-from leaderboard.pipeline.files import max_uncompressed_bytes
+from leaderboard.pipeline.files import chunks_of, max_uncompressed_bytes, sha256_of
+from leaderboard.pipeline.loading import check_version
 
 
 class BenchmarkForm(forms.ModelForm):
@@ -128,16 +131,55 @@ class BenchmarkForm(forms.ModelForm):
             "organizers",
         ]
 
-    def _validate(self, field: str, reader) -> None:
+    def _validate(self, field: str, reader):
+        """The uploaded file of ``field`` as ``reader`` reads it, or None (no file, or a
+        form error naming its line)."""
         upload = self.cleaned_data.get(field)
         if not upload:
-            return
+            return None
         try:
-            reader(upload, name=os.path.basename(upload.name), max_bytes=max_uncompressed_bytes())
+            return reader(
+                upload, name=os.path.basename(upload.name), max_bytes=max_uncompressed_bytes()
+            )
         except TrecFormatError as error:
             self.add_error(field, str(error))
+            return None
         finally:
             upload.seek(0)
+
+    def _check_judgments(self, field: str, stream, name: str, needs, qrels) -> None:
+        """``loading.check_version`` on the judgments about to be loaded, against the
+        benchmark as this post leaves it (its needs with those of the needs file, its
+        relevance level, its split), so that a refused file is a form error at its line and
+        nothing of the post is saved. A file equal to the latest version is loaded as
+        nothing: not checked."""
+        instance = self.instance
+        latest = instance.latest_judgments if instance.pk else None
+        if latest is not None and latest.sha256 == sha256_of(chunks_of(stream))[0]:
+            return
+        titled = dict(instance.needs.values_list("need_id", "title")) if instance.pk else {}
+        if needs is not None:
+            titled.update(
+                zip(needs["need_id"].astype(str), needs["title"].astype(str), strict=True)
+            )
+        split = self.cleaned_data.get("split")
+        if split is None:
+            private = instance.private_needs or []
+        elif split[0] is not None:
+            private = split[0]
+        else:
+            private = draw_private(latest.need_ids, split[1], split[2])
+        try:
+            check_version(
+                qrels,
+                name,
+                needs=titled,
+                private_needs=private,
+                relevance_level=self.cleaned_data["relevance_level"],
+                title=self.cleaned_data["title"],
+            )
+        except TrecFormatError as error:
+            self.add_error(field, str(error))
 
     def clean_judged_threshold(self) -> float:
         value = self.cleaned_data.get("judged_threshold")
@@ -172,8 +214,11 @@ class BenchmarkForm(forms.ModelForm):
             if drawn:
                 if latest is None:
                     raise forms.ValidationError("Load judgments first: there is nothing to draw.")
-                draw_private(needs, cleaned["draw_fraction"], cleaned.get("draw_seed") or 0)
-                cleaned["split"] = (None, cleaned["draw_fraction"], cleaned.get("draw_seed"))
+                # drawn here when not given, so the judgments check sees the split saved
+                seed = cleaned.get("draw_seed")
+                seed = secrets.randbelow(2**63) if seed is None else seed
+                draw_private(needs, cleaned["draw_fraction"], seed)
+                cleaned["split"] = (None, cleaned["draw_fraction"], seed)
             else:
                 ids = (cleaned.get("private_need_ids") or "").replace(",", " ").split()
                 if ids and latest is None:
@@ -221,8 +266,8 @@ class BenchmarkForm(forms.ModelForm):
 
     def clean(self) -> dict:
         cleaned = super().clean()
-        self._validate("needs_file", read_needs)
-        self._validate("qrels_file", read_qrels)
+        needs = self._validate("needs_file", read_needs)
+        qrels = self._validate("qrels_file", read_qrels)
         self._clean_split(cleaned)
         dataset_id = (cleaned.get("ir_datasets_id") or "").strip()
         if dataset_id and (cleaned.get("needs_file") or cleaned.get("qrels_file")):
@@ -232,6 +277,20 @@ class BenchmarkForm(forms.ModelForm):
                 cleaned["ir_datasets_files"] = dataset_files(dataset_id)
             except DatasetError as error:
                 self.add_error("ir_datasets_id", str(error))
+        if qrels is not None and not self.errors:
+            upload = cleaned["qrels_file"]
+            self._check_judgments("qrels_file", upload, os.path.basename(upload.name), needs, qrels)
+        files = cleaned.get("ir_datasets_files")
+        if files is not None:
+            limit = max_uncompressed_bytes()
+            try:
+                needs = read_needs(files.needs, name=files.needs_name, max_bytes=limit)
+                qrels = read_qrels(files.qrels, name=files.qrels_name, max_bytes=limit)
+            except TrecFormatError as error:
+                self.add_error("ir_datasets_id", str(error))
+            else:
+                stream = io.BytesIO(files.qrels)
+                self._check_judgments("ir_datasets_id", stream, files.qrels_name, needs, qrels)
         return cleaned
 
 

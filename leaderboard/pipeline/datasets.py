@@ -39,8 +39,12 @@ class DatasetFiles:
     title_field: str
 
     @property
-    def stem(self) -> str:
-        return self.dataset_id.replace("/", "-")
+    def needs_name(self) -> str:
+        return f"{self.dataset_id.replace('/', '-')}-queries.tsv"
+
+    @property
+    def qrels_name(self) -> str:
+        return f"{self.dataset_id.replace('/', '-')}-qrels.txt"
 
 
 def _one_line(text: object) -> str:
@@ -107,11 +111,11 @@ def dataset_files(dataset_id: str) -> DatasetFiles:
 def load_dataset(benchmark: Benchmark, files: DatasetFiles) -> tuple[int, Judgments]:
     """Store the dataset's needs and its qrels (the next judgments version, rescoring
     queued) in ``benchmark``; returns the number of needs and the judgments."""
-    count = load_needs(benchmark, io.BytesIO(files.needs), f"{files.stem}-queries.tsv")
+    count = load_needs(benchmark, io.BytesIO(files.needs), files.needs_name)
     judgments = load_judgments(
         benchmark,
         io.BytesIO(files.qrels),
-        f"{files.stem}-qrels.txt",
+        files.qrels_name,
         note=f"ir_datasets {files.dataset_id}",
     )
     return count, judgments

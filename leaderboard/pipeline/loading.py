@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from django.core.files import File
 from django.db import transaction
@@ -27,6 +27,9 @@ from leaderboard.pipeline.files import (
     sha256_of,
 )
 from leaderboard.pipeline.tasks import health_changed, queue_comparisons, queue_rescore
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BATCH = 2000
 
@@ -72,9 +75,14 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
     if latest is not None and latest.sha256 == sha256:
         latest.queued = 0
         return latest
-    relevant = qrels["relevance"] >= benchmark.relevance_level
-    need_ids = strcmp_sorted(qrels["need_id"].unique())
-    check_version(benchmark, qrels, need_ids, relevant, name)
+    need_ids, relevant = check_version(
+        qrels,
+        name,
+        needs=dict(benchmark.needs.values_list("need_id", "title")),
+        private_needs=benchmark.private_needs or [],
+        relevance_level=benchmark.relevance_level,
+        title=benchmark.title,
+    )
     with transaction.atomic():
         Benchmark.objects.select_for_update().get(pk=benchmark.pk)
         version = (
@@ -120,40 +128,47 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
     return judgments
 
 
-def check_version(benchmark: Benchmark, qrels, need_ids: list[str], relevant, name: str) -> None:
-    """Refuse (``TrecFormatError``, naming the file) judgments that are surely not the
-    benchmark's next version: none of its needs judged, a need its needs file did not list
-    (at its line; a benchmark without a needs file takes its needs from its judgments), no
-    pair ``relevant`` (a pool's export before assessing: every score would be 0), or a
-    private need of its split left out (its private board would lose it)."""
-    titled = dict(benchmark.needs.values_list("need_id", "title"))
+def check_version(
+    qrels, name: str, *, needs: dict[str, str], private_needs, relevance_level: int, title: str
+) -> tuple[list[str], pd.Series]:
+    """Refuse (``TrecFormatError``, naming the file) judgments that are surely not the next
+    version of a benchmark titled ``title`` with ``needs`` (need id to title),
+    ``private_needs`` and ``relevance_level``: none of its needs judged, a need its needs
+    file did not list (at its line; a benchmark without a needs file takes its needs from
+    its judgments), no pair relevant (a pool's export before assessing: every score would
+    be 0), or a private need of its split left out (its private board would lose it).
+    ``load_judgments`` passes the stored benchmark; the admin's form the benchmark as its
+    post will leave it, so a refusal is a form error and nothing is saved. Returns the
+    judged need ids in strcmp order and which pairs are relevant."""
+    relevant = qrels["relevance"] >= relevance_level
+    need_ids = strcmp_sorted(qrels["need_id"].unique())
     judged = set(need_ids)
-    if titled and judged.isdisjoint(titled):
-        known = strcmp_sorted(titled)
+    if needs and judged.isdisjoint(needs):
+        known = strcmp_sorted(needs)
         raise TrecFormatError(
             name,
             None,
             f"judges none of the benchmark's {len(known)} needs ({_few(known)}); "
             f"its needs are {_few(need_ids)}",
         )
-    listed = {need for need, title in titled.items() if title}
+    listed = {need for need, heading in needs.items() if heading}
     if listed and not judged <= listed:
         row = int((~qrels["need_id"].astype(str).isin(listed)).to_numpy().argmax())
         raise TrecFormatError(
             name,
             row + 1,  # a qrels line a row: no blank or comment lines are read
-            f"need {qrels['need_id'].iloc[row]!r} is not a need of {benchmark.title} "
+            f"need {qrels['need_id'].iloc[row]!r} is not a need of {title} "
             "(load it with the needs first)",
         )
     if not relevant.any():
         raise TrecFormatError(
             name,
             None,
-            f"no pair is judged relevant (relevance {benchmark.relevance_level} or more): every "
+            f"no pair is judged relevant (relevance {relevance_level} or more): every "
             "score would be 0. A pool's export is loaded once its pairs are assessed, with "
             "the earlier judgments",
         )
-    missing = [need for need in benchmark.private_needs or [] if need not in judged]
+    missing = [need for need in private_needs if need not in judged]
     if missing:
         raise TrecFormatError(
             name,
@@ -161,6 +176,7 @@ def check_version(benchmark: Benchmark, qrels, need_ids: list[str], relevant, na
             f"does not judge the private need(s) {_few(missing)} of the benchmark's split: "
             "change the split first to leave them out",
         )
+    return need_ids, relevant
 
 
 def _few(needs: list[str], shown: int = 5) -> str:

@@ -69,6 +69,62 @@ def test_a_bad_qrels_file_is_refused_with_its_line_and_nothing_is_stored(client,
     assert not Benchmark.objects.exists() and not Judgments.objects.exists()
 
 
+def test_judgments_that_are_no_next_version_are_a_form_error_and_nothing_is_stored(
+    client, organizer, library
+):
+    """The judgments checks (a need the needs file does not list, no pair relevant, a
+    private need left out) run on the form, against the benchmark as the post leaves it:
+    the file's line and reason on the form, never a server error, and nothing saved."""
+    client.force_login(organizer)
+    needs = SimpleUploadedFile("needs.tsv", b"301\tTopic 301\n302\tTopic 302\n")
+    qrels = SimpleUploadedFile("q.txt", b"301 0 d1 1\n302 0 d2 1\n303 0 d3 1\n")
+    data = benchmark_form(needs_file=needs, qrels_file=qrels)
+    response = client.post("/admin/leaderboard/benchmark/add/", data)
+    assert response.status_code == 200
+    assert "q.txt:3: need &#x27;303&#x27; is not a need of Robust" in response.content.decode()
+    assert not Benchmark.objects.filter(slug="robust").exists()
+    assert not InformationNeed.objects.filter(need_id="301").exists()
+
+    library.organizers.add(organizer)
+    library.set_split(["atwood"])
+    url = f"/admin/leaderboard/benchmark/{library.pk}/change/"
+    unassessed = SimpleUploadedFile("pool.qrels", b"atwood 0 d1 -1\nstage-plays 0 d2 -1\n")
+    data = benchmark_form(
+        slug="library",
+        title="Library",
+        qrels_file=unassessed,
+        daily_limit=7,
+        private_need_ids="atwood",
+    )
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert "pool.qrels: no pair is judged relevant" in response.content.decode()
+    no_private = SimpleUploadedFile("v2.txt", b"stage-plays 0 d2 1\n")
+    data = benchmark_form(
+        slug="library",
+        title="Library",
+        qrels_file=no_private,
+        daily_limit=7,
+        private_need_ids="atwood",
+    )
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert "v2.txt: does not judge the private need(s) atwood" in response.content.decode()
+    library.refresh_from_db()
+    assert library.daily_limit == 3 and library.private_needs == ["atwood"]
+    assert library.latest_judgments.version == 1
+    # the split this post sets is the one the file is checked against
+    data = benchmark_form(
+        slug="library",
+        title="Library",
+        qrels_file=SimpleUploadedFile("v2.txt", b"stage-plays 0 d2 1\n"),
+        private_need_ids="",
+    )
+    assert client.post(url, data).status_code == 302
+    library.refresh_from_db()
+    assert not library.has_split and library.latest_judgments.version == 2
+
+
 def test_an_organizer_sees_only_their_benchmarks(client, organizer, other_benchmark):
     mine = Benchmark.objects.create(slug="mine", title="Mine")
     mine.organizers.add(organizer)
