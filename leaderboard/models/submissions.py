@@ -94,11 +94,21 @@ class SubmissionQuerySet(VisibilityQuerySet, HidingQuerySet, QueueQuerySet):
         """Withdraw these runs (those not withdrawn yet): kept for the record, off every
         board. One UPDATE; returns the ids it withdrew. A scoring task holding one of
         them finds it withdrawn when it stores and keeps nothing; a queued comparison
-        finds it not scored and does nothing (``pipeline.tasks``)."""
+        finds it not scored and does nothing (``pipeline.tasks``). A run that was holding
+        back its benchmark's new judgments version (not yet rescored against it) holds it
+        back no longer: the version becomes current if every other run has it, since no
+        scoring task of the withdrawn run will."""
         ids = list(self.live().values_list("pk", flat=True))
         Submission.objects.filter(pk__in=ids).live().update(
             status=Submission.Status.WITHDRAWN, withdrawn_at=timezone.now(), lease_until=None
         )
+        benchmarks = Submission.benchmark.field.related_model.objects.filter(
+            submissions__pk__in=ids
+        ).distinct()
+        for benchmark in benchmarks:
+            latest = benchmark.latest_judgments
+            if latest is not None:
+                benchmark.promote_judgments_if_complete(latest)
         return ids
 
 
@@ -327,15 +337,11 @@ class Submission(RunVisibility, RunHiding, QueuedRun, models.Model):
 
         It still counts against the day's limit (``counted_today``). Stored comparisons
         stay, unread by any public family; pending work on the run keeps nothing
-        (``SubmissionQuerySet.withdraw``). A run that was holding back a new judgments
-        version (not yet rescored against it) holds it back no longer. Returns False if
-        it was withdrawn already."""
+        (``SubmissionQuerySet.withdraw``), and a new judgments version it was holding
+        back is held back no longer. Returns False if it was withdrawn already."""
         self._check_participant(by)
         done = bool(Submission.objects.filter(pk=self.pk).withdraw())
         self.refresh_from_db()
-        latest = self.benchmark.latest_judgments
-        if done and latest is not None:
-            self.benchmark.promote_judgments_if_complete(latest)
         return done
 
     def current_result(self) -> Result | None:

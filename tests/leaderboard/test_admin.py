@@ -171,6 +171,34 @@ def test_organizer_actions_on_runs(client, organizer, demo, other_benchmark):
     assert withdrawn.status == "withdrawn" and withdrawn.withdrawn_at is not None
 
 
+def test_withdrawing_the_last_run_not_rescored_in_the_admin_lets_new_judgments_in(
+    client, organizer, demo, django_capture_on_commit_callbacks
+):
+    """The organizer withdraws the one run the new version still waits for (its scoring
+    task will keep nothing): the boards switch to the new version then, as on the
+    participant's own withdrawal."""
+    import io
+
+    from leaderboard.pipeline.loading import load_judgments
+    from leaderboard.pipeline.scoring import run_scoring
+    from tests import DEMO
+
+    demo.organizers.add(organizer)
+    client.force_login(organizer)
+    first, last = demo.submissions.order_by("pk")
+    qrels = (DEMO / "qrels.txt").read_bytes() + b"atwood 0 extra-doc 1\n"
+    with django_capture_on_commit_callbacks(execute=False):  # rescoring queued, not run
+        v2 = load_judgments(demo, io.BytesIO(qrels), "qrels-v2.txt")
+    assert run_scoring(first.pk, "rescore").status == "scored"
+    demo.refresh_from_db()
+    assert demo.current_judgments_id != v2.pk  # the last run holds it back
+    client.post(
+        "/admin/leaderboard/submission/", {"action": "withdraw", "_selected_action": [last.pk]}
+    )
+    demo.refresh_from_db()
+    assert demo.current_judgments_id == v2.pk
+
+
 def test_rescore_all_action_requeues_and_rescores(
     client, organizer, demo, django_capture_on_commit_callbacks
 ):
