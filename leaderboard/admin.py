@@ -26,6 +26,7 @@ from leaderboard.models import (
     Judgments,
     Phase,
 )
+from leaderboard.models.phases import utc
 from leaderboard.pipeline.datasets import load_dataset
 from leaderboard.pipeline.files import StorageUnavailable
 from leaderboard.pipeline.loading import (
@@ -53,6 +54,27 @@ class PhaseFormSet(BaseInlineFormSet):
             refusal = form.instance.pk and form.instance.deletion_refusal()
             if refusal:
                 raise ValidationError(refusal)
+        if any(self.errors):
+            return
+        # Each phase is checked against the stored ones (Phase.clean); phases added or
+        # moved together are checked against each other here, as they will be stored.
+        kept = sorted(
+            (
+                form.cleaned_data
+                for form in self.forms
+                if form not in self.deleted_forms
+                and form.cleaned_data.get("opens")
+                and form.cleaned_data.get("closes")
+            ),
+            key=lambda phase: phase["opens"],
+        )
+        for earlier, later in zip(kept, kept[1:], strict=False):
+            if later["opens"] < earlier["closes"]:
+                raise ValidationError(
+                    f"The phases {earlier['name']} ({utc(earlier['opens'])} to "
+                    f"{utc(earlier['closes'])}) and {later['name']} ({utc(later['opens'])} to "
+                    f"{utc(later['closes'])}) overlap: phases may not overlap."
+                )
 
 
 class PhaseInline(admin.TabularInline):

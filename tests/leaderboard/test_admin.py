@@ -277,6 +277,33 @@ def test_an_organizer_sets_phases_on_the_benchmark_form(client, organizer):
     assert not Benchmark.objects.filter(slug="other").exists()
 
 
+def test_phases_added_together_may_not_overlap(client, organizer):
+    """Each phase is checked against the stored ones; two posted in one form are checked
+    against each other too, and neither is stored."""
+    client.force_login(organizer)
+    second = {
+        "phases-1-name": "Final",
+        "phases-1-opens_0": "2026-07-15",
+        "phases-1-opens_1": "00:00:00",
+        "phases-1-closes_0": "2026-07-30",
+        "phases-1-closes_1": "00:00:00",
+        "phases-1-board": "public",
+    }
+    data = {**benchmark_form(), **TEST_PHASE, **second, "phases-TOTAL_FORMS": 2}
+    response = client.post("/admin/leaderboard/benchmark/add/", data)
+    assert response.status_code == 200
+    assert (
+        "The phases Test (2026-07-10 00:00 UTC to 2026-07-20 12:00 UTC) and Final "
+        "(2026-07-15 00:00 UTC to 2026-07-30 00:00 UTC) overlap" in response.content.decode()
+    )
+    assert not Benchmark.objects.filter(slug="robust").exists()
+    data["phases-1-opens_0"] = "2026-07-20"
+    data["phases-1-opens_1"] = "12:00:00"  # from the close of the other: no overlap
+    response = client.post("/admin/leaderboard/benchmark/add/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Benchmark.objects.get(slug="robust").phases.count() == 2
+
+
 def test_a_phase_that_still_hides_its_runs_is_not_deleted(client, organizer):
     """The inline's delete box on a hidden board holding a run, before the reveal: the
     form says why (the API's 409) and the phase stays."""
