@@ -40,6 +40,9 @@ def read_needs(
     """
     data, name = load(source, name, max_bytes)
     data = bytes(data)  # needs files are small; a mapped file becomes plain bytes
+    # a UTF-8 byte order mark (a spreadsheet's TSV) is no part of the first need's id,
+    # as the qrels and run readers skip it too
+    data = data.removeprefix(b"\xef\xbb\xbf")
     _check_bytes(data, name)
     rows: list[tuple[str, str, str, int]] = []
     if _TOP.search(data):

@@ -221,6 +221,19 @@ def test_read_needs_tsv(tmp_path):
     }
 
 
+def test_read_needs_tsv_from_a_spreadsheet(tmp_path):
+    """A byte order mark and CRLF line ends (a spreadsheet's TSV export) are no part of
+    the ids and titles, as the qrels reader reads them."""
+    data = b"\xef\xbb\xbf301\tTopic one\r\n302\tTopic two\r\n"
+    needs = read_needs(write(tmp_path, "needs.tsv", data))
+    assert needs.need_id.tolist() == ["301", "302"]
+    assert needs.title.tolist() == ["Topic one", "Topic two"]
+    assert (
+        needs.need_id.tolist()
+        == read_qrels(b"\xef\xbb\xbf301 0 d 1\r\n302 0 d 1\r\n")["need_id"].astype(str).tolist()
+    )
+
+
 def test_read_needs_trec_topics(tmp_path):
     data = b"""<top>
 <num> Number: 401
