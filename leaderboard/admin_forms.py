@@ -172,6 +172,7 @@ class BenchmarkForm(forms.ModelForm):
         try:
             check_version(
                 qrels,
+                stream,
                 name,
                 needs=titled,
                 private_needs=private,

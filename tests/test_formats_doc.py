@@ -26,6 +26,7 @@ CASES = [
     (read_run, "run.txt", b"q1 Q0 " + b"d" * 10_001 + b" 1 1 a\n"),
     (read_needs, "needs.tsv", b"q1 no tab\n"),
     (read_needs, "needs.tsv", b"q1\tA\nq1\tB\n"),
+    (read_needs, "needs.tsv", b"q1\tA\n" + b"q" * 101 + b"\tB\n"),
     (read_qrels, "qrels.txt", b"q1 0 d1\n"),
     (read_qrels, "qrels.txt", b"q1 0 d1 1.5\n"),
     (read_qrels, "qrels.txt", b"q1 0 d1 1\nq1 0 d1 0\n"),

@@ -35,6 +35,7 @@ from evaluation.trec.inputs import (
 )
 from evaluation.trec.parsing import (
     MAX_LINE_LENGTH,
+    line_of_row,
     run_header,
 )
 from evaluation.trec.readers import (
@@ -64,6 +65,7 @@ __all__ = [
     "check_run",
     "check_run_head",
     "is_source",
+    "line_of_row",
     "read_needs",
     "read_qrels",
     "read_run",

@@ -137,6 +137,13 @@ def _line_of_row(data: bytes, row: int, skip: int = 0) -> int:
     return 0
 
 
+def line_of_row(source: Source, row: int, max_bytes: int | None = None) -> int:
+    """The file line (1-based) of the ``row``-th line (0-based) a qrels reader read from
+    ``source``: blank and comment lines are no rows. For a line found bad after reading
+    (the platform's checks of a judgments file); reads the file again."""
+    return _line_of_row(load(source, None, max_bytes)[0], row)
+
+
 # ------------------------------------------------------------------------ parsing
 
 

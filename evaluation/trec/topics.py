@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from evaluation.trec.need_ids import NEED_ID_LIMIT
 from evaluation.trec.parsing import _check_bytes
 from evaluation.trec.sources import Source, TrecFormatError, load
 
@@ -32,8 +33,9 @@ def read_needs(
     TSV: ``need_id<TAB>title[<TAB>description]``, one need a line. Returns a
     DataFrame with ``need_id``, ``title`` and ``description`` ('' if none).
     Raises :class:`TrecFormatError` for an empty or binary file, a TSV line
-    without a title, a need_id given twice, or content (decompressed) over
-    ``max_bytes`` (None: no limit).
+    without a title, a need_id given twice or longer than ``NEED_ID_LIMIT`` (100)
+    characters, or content (decompressed) over ``max_bytes`` (None: no limit). An
+    error in XML topics names the file without a line.
 
     >>> read_needs(b"401\\tforeign minorities, Germany\\n").title[0]
     'foreign minorities, Germany'
@@ -44,7 +46,7 @@ def read_needs(
     # as the qrels and run readers skip it too
     data = data.removeprefix(b"\xef\xbb\xbf")
     _check_bytes(data, name)
-    rows: list[tuple[str, str, str, int]] = []
+    rows: list[tuple[str, str, str, int | None]] = []
     if _TOP.search(data):
         for match in _TOP.finditer(data):
             parts = _TAG.split(match.group(1))
@@ -75,7 +77,7 @@ def read_needs(
                     need.strip(),
                     " ".join(title.split()),
                     " ".join((topic.findtext("description") or "").split()),
-                    0,
+                    None,  # the XML parser gives no line: an error names the file
                 )
             )
     else:
@@ -97,14 +99,17 @@ def read_needs(
                     number,
                 )
             )
-    seen: dict[str, int] = {}
+    seen: dict[str, int | None] = {}
     for need, _, _, line in rows:
         if not need:
             raise TrecFormatError(name, line, "topic without a number")
-        if need in seen:
+        if len(need) > NEED_ID_LIMIT:
             raise TrecFormatError(
-                name, line, f"need {need!r} given twice (first on line {seen[need]})"
+                name, line, f"need id of {len(need)} characters (at most {NEED_ID_LIMIT})"
             )
+        if need in seen:
+            first = "" if seen[need] is None else f" (first on line {seen[need]})"
+            raise TrecFormatError(name, line, f"need {need!r} given twice{first}")
         seen[need] = line
     if not rows:
         raise TrecFormatError(name, 1, "no needs found")

@@ -16,7 +16,8 @@ from django.core.files import File
 from django.db import transaction
 from django.db.models import F
 
-from evaluation.trec import TrecFormatError, read_needs, read_qrels
+from evaluation.trec import TrecFormatError, line_of_row, read_needs, read_qrels
+from evaluation.trec.need_ids import NEED_ID_LIMIT
 from leaderboard.models import Benchmark, InformationNeed, Judgments, Result, Submission
 from leaderboard.models.submissions import keep_name
 from leaderboard.pipeline.files import (
@@ -77,6 +78,7 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
         return latest
     need_ids, relevant = check_version(
         qrels,
+        stream,
         name,
         needs=dict(benchmark.needs.values_list("need_id", "title")),
         private_needs=benchmark.private_needs or [],
@@ -129,7 +131,14 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
 
 
 def check_version(
-    qrels, name: str, *, needs: dict[str, str], private_needs, relevance_level: int, title: str
+    qrels,
+    stream: BinaryIO,
+    name: str,
+    *,
+    needs: dict[str, str],
+    private_needs,
+    relevance_level: int,
+    title: str,
 ) -> tuple[list[str], pd.Series]:
     """Refuse (``TrecFormatError``, naming the file) judgments that are surely not the next
     version of a benchmark titled ``title`` with ``needs`` (need id to title),
@@ -139,8 +148,18 @@ def check_version(
     be 0), or a private need of its split left out (its private board would lose it).
     ``load_judgments`` passes the stored benchmark; the admin's form the benchmark as its
     post will leave it, so a refusal is a form error and nothing is saved. Returns the
-    judged need ids in strcmp order and which pairs are relevant."""
+    judged need ids in strcmp order and which pairs are relevant. ``qrels`` is read from
+    ``stream``, read again for the line of a refused row. A need id longer than the
+    platform stores (``NEED_ID_LIMIT``) is refused at its line too."""
     relevant = qrels["relevance"] >= relevance_level
+    long = (qrels["need_id"].str.len() > NEED_ID_LIMIT).to_numpy()
+    if long.any():
+        row = int(long.argmax())
+        raise TrecFormatError(
+            name,
+            _line(stream, row),
+            f"need id of {len(qrels['need_id'].iloc[row])} characters (at most {NEED_ID_LIMIT})",
+        )
     need_ids = strcmp_sorted(qrels["need_id"].unique())
     judged = set(need_ids)
     if needs and judged.isdisjoint(needs):
@@ -156,7 +175,7 @@ def check_version(
         row = int((~qrels["need_id"].astype(str).isin(listed)).to_numpy().argmax())
         raise TrecFormatError(
             name,
-            row + 1,  # a qrels line a row: no blank or comment lines are read
+            _line(stream, row),
             f"need {qrels['need_id'].iloc[row]!r} is not a need of {title} "
             "(load it with the needs first)",
         )
@@ -177,6 +196,15 @@ def check_version(
             "change the split first to leave them out",
         )
     return need_ids, relevant
+
+
+def _line(stream: BinaryIO, row: int) -> int:
+    """The file line of the qrels' ``row``-th row (blank and comment lines are no rows)."""
+    stream.seek(0)
+    try:
+        return line_of_row(stream, row, max_uncompressed_bytes())
+    finally:
+        stream.seek(0)
 
 
 def _few(needs: list[str], shown: int = 5) -> str:

@@ -125,6 +125,30 @@ def test_judgments_that_are_no_next_version_are_a_form_error_and_nothing_is_stor
     assert not library.has_split and library.latest_judgments.version == 2
 
 
+def test_a_refused_judgments_line_is_the_file_s_own_line(client, organizer):
+    """Blank and comment lines are no qrels rows, but an error names the line of the file
+    as an editor numbers it; a need id longer than the platform stores is refused at its
+    line, in the needs file or the qrels, never a server error."""
+    client.force_login(organizer)
+    needs = SimpleUploadedFile("needs.tsv", b"301\tTopic 301\n302\tTopic 302\n")
+    qrels = SimpleUploadedFile("q.txt", b"# assessed\n301 0 d1 1\n\n302 0 d2 1\n\n999 0 d3 1\n")
+    response = client.post(
+        "/admin/leaderboard/benchmark/add/", benchmark_form(needs_file=needs, qrels_file=qrels)
+    )
+    assert response.status_code == 200
+    assert "q.txt:6: need &#x27;999&#x27; is not a need of Robust" in response.content.decode()
+    long = b"n" * 101
+    qrels = SimpleUploadedFile("q.txt", b"301 0 d1 1\n\n" + long + b" 0 d2 1\n")
+    response = client.post("/admin/leaderboard/benchmark/add/", benchmark_form(qrels_file=qrels))
+    assert response.status_code == 200
+    assert "q.txt:3: need id of 101 characters (at most 100)" in response.content.decode()
+    needs = SimpleUploadedFile("needs.tsv", b"301\tTopic\n" + long + b"\tLong\n")
+    response = client.post("/admin/leaderboard/benchmark/add/", benchmark_form(needs_file=needs))
+    assert response.status_code == 200
+    assert "needs.tsv:2: need id of 101 characters (at most 100)" in response.content.decode()
+    assert not Benchmark.objects.exists() and not InformationNeed.objects.exists()
+
+
 def test_an_organizer_sees_only_their_benchmarks(client, organizer, other_benchmark):
     mine = Benchmark.objects.create(slug="mine", title="Mine")
     mine.organizers.add(organizer)

@@ -266,6 +266,10 @@ def test_read_needs_xml(tmp_path):
         (b"n1\tok\nn2\n", 2, "expected need_id<TAB>title"),
         (b"n1\tok\nn1\tagain\n", 2, "need 'n1' given twice (first on line 1)"),
         (b"", 1, "empty file"),
+        (b"n1\tok\n" + b"n" * 101 + b"\tlong\n", 2, "need id of 101 characters (at most 100)"),
+        (b"<top><num> 1 <title> t </top>\n<top><num> 1 <title> u </top>", 2, "given twice"),
+        # the XML parser gives no line: the error names the file alone
+        (b'<topics><topic number="1"/><topic number="1"/></topics>', None, "given twice"),
     ],
 )
 def test_bad_needs(tmp_path, data, line, reason):
