@@ -242,6 +242,29 @@ class JudgmentsAdmin(OrganizerScoped, admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # new versions come from the benchmark form's qrels upload
 
+    def delete_model(self, request: HttpRequest, obj: Judgments) -> None:
+        self.delete_queryset(request, Judgments.objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        # The boards read the current version: once it is gone, the latest version left
+        # becomes current if every run has it, else every run is rescored against it (the
+        # switch then comes as after an upload).
+        benchmarks = list(Benchmark.objects.filter(judgments__in=queryset).distinct())
+        super().delete_queryset(request, queryset)
+        for benchmark in benchmarks:
+            benchmark.refresh_from_db()
+            latest = benchmark.latest_judgments
+            if benchmark.current_judgments_id is not None or latest is None:
+                continue
+            if not benchmark.promote_judgments_if_complete(latest):
+                queued = rescore_benchmark(benchmark)
+                self.message_user(
+                    request,
+                    f"{benchmark.title}: its current judgments were deleted; {queued} runs "
+                    f"queued for rescoring against v{latest.version}, shown once all have it.",
+                    messages.WARNING,
+                )
+
 
 # The runs' admin and the participants' side (tokens, names, teams, users) register
 # themselves from their modules.

@@ -223,6 +223,43 @@ def test_withdrawing_the_last_run_not_rescored_in_the_admin_lets_new_judgments_i
     assert demo.current_judgments_id == v2.pk
 
 
+def test_deleting_the_current_judgments_puts_the_latest_left_in_their_place(
+    client, organizer, demo, django_capture_on_commit_callbacks
+):
+    """The boards read the current version: deleting it in the admin makes the latest
+    version left current when every run has it, else rescores the runs against it."""
+    import io
+
+    from leaderboard.pipeline.loading import load_judgments
+    from tests import DEMO
+
+    demo.organizers.add(organizer)
+    client.force_login(organizer)
+    v1 = demo.current_judgments
+    qrels = (DEMO / "qrels.txt").read_bytes()
+    with django_capture_on_commit_callbacks(execute=True):
+        v2 = load_judgments(demo, io.BytesIO(qrels + b"atwood 0 extra-doc 1\n"), "v2.txt")
+    demo.refresh_from_db()
+    assert demo.current_judgments_id == v2.pk
+    client.post(f"/admin/leaderboard/judgments/{v2.pk}/delete/", {"post": "yes"})
+    demo.refresh_from_db()
+    assert demo.current_judgments_id == v1.pk
+
+    with django_capture_on_commit_callbacks(execute=True):
+        v3 = load_judgments(demo, io.BytesIO(qrels + b"atwood 0 other-doc 1\n"), "v3.txt")
+    late = demo.submissions.order_by("pk").last()
+    late.results.filter(judgments=v1).delete()  # as a run submitted once v3 was current
+    with django_capture_on_commit_callbacks(execute=False):
+        response = client.post(
+            "/admin/leaderboard/judgments/",
+            {"action": "delete_selected", "_selected_action": [v3.pk], "post": "yes"},
+            follow=True,
+        )
+    assert "runs queued for rescoring against v1" in response.content.decode()
+    late.refresh_from_db()
+    assert late.status == "queued"
+
+
 def test_rescore_all_action_requeues_and_rescores(
     client, organizer, demo, django_capture_on_commit_callbacks
 ):
