@@ -19,6 +19,7 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
 from leaderboard.admin_forms import BenchmarkForm, OrganizerBenchmarkForm, PhaseForm
+from leaderboard.admin_runs import counted
 from leaderboard.admin_scoping import BENCHMARK_FILTER, OrganizerScoped, organises
 from leaderboard.models import (
     Benchmark,
@@ -201,11 +202,17 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
 
     @admin.action(description="Open for submissions")
     def open_submissions(self, request, queryset) -> None:
-        queryset.update(is_open=True)
+        opened = queryset.filter(is_open=False).update(is_open=True)
+        self.message_user(request, f"Opened {counted(opened, 'benchmark')} for submissions.")
+        for benchmark in queryset.prefetch_related("phases"):
+            window = benchmark.window()
+            if benchmark.phase_list and not window.open:  # the switch alone takes no run
+                self.message_user(request, f"{benchmark.title}: {window.refusal}", messages.WARNING)
 
     @admin.action(description="Close for submissions")
     def close_submissions(self, request, queryset) -> None:
-        queryset.update(is_open=False)
+        closed = queryset.filter(is_open=True).update(is_open=False)
+        self.message_user(request, f"Closed {counted(closed, 'benchmark')} for submissions.")
 
 
 @admin.register(InformationNeed)

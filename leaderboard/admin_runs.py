@@ -1,15 +1,29 @@
 """The runs in the organizers' admin: their list (scoped to the user's benchmarks), the
-actions on them (baseline, hide, show, withdraw, rescore) and their form. Registered when
-``leaderboard.admin`` imports it."""
+actions on them (baseline, hide, show, withdraw, rescore), each saying what it changed,
+and their form. Registered when ``leaderboard.admin`` imports it."""
 
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from leaderboard.admin_scoping import BENCHMARK_FILTER, OrganizerScoped
 from leaderboard.models import Benchmark, Submission
 from leaderboard.pipeline.tasks import health_changed, queue_comparisons, queue_rescore
+
+
+def counted(count: int, noun: str = "run") -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _others(queryset: QuerySet, done: list[int]) -> str:
+    """How many of the selected runs the action left as they were (already so, or
+    withdrawn), for its message."""
+    left = queryset.count() - len(done)
+    if not left:
+        return ""
+    return " (1 left as it was)" if left == 1 else f" ({left} left as they were)"
 
 
 @admin.register(Submission)
@@ -68,17 +82,20 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
 
     @admin.action(description="Mark as baseline")
     def mark_baseline(self, request, queryset) -> None:
-        queryset.update(is_baseline=True)
+        marked = queryset.filter(is_baseline=False).update(is_baseline=True)
+        self.message_user(request, f"Marked {counted(marked)} as baseline.")
 
     @admin.action(description="Unmark baseline")
     def unmark_baseline(self, request, queryset) -> None:
-        queryset.update(is_baseline=False)
+        unmarked = queryset.filter(is_baseline=True).update(is_baseline=False)
+        self.message_user(request, f"Unmarked {counted(unmarked)} as baseline.")
 
     @admin.action(description="Hide from the leaderboard")
     def hide(self, request, queryset) -> None:
         # An organizer's hide: the participant cannot show the run again.
-        queryset.hide(request.user, by_organizer=True)
+        hidden = queryset.hide(request.user, by_organizer=True)
         health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
+        self.message_user(request, f"Hid {counted(len(hidden))}{_others(queryset, hidden)}.")
 
     @admin.action(description="Show on the leaderboard")
     def unhide(self, request, queryset) -> None:
@@ -86,11 +103,15 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         # Hidden runs were left out of comparisons; test them now (only new pairs).
         queue_comparisons(Submission.objects.filter(pk__in=shown).scored())
         health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
+        self.message_user(request, f"Showed {counted(len(shown))}{_others(queryset, shown)}.")
 
     @admin.action(description="Withdraw")
     def withdraw(self, request, queryset) -> None:
-        queryset.withdraw()  # records withdrawn_at, as the owner's withdrawal does
+        withdrawn = queryset.withdraw()  # records withdrawn_at, as the owner's does
         health_changed(*Benchmark.objects.filter(submissions__in=queryset).distinct())
+        self.message_user(
+            request, f"Withdrew {counted(len(withdrawn))}{_others(queryset, withdrawn)}."
+        )
 
     @admin.action(description="Rescore")
     def rescore(self, request, queryset) -> None:

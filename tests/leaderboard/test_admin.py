@@ -260,6 +260,36 @@ def test_deleting_the_current_judgments_puts_the_latest_left_in_their_place(
     assert late.status == "queued"
 
 
+def test_each_action_says_what_it_did(client, organizer, demo):
+    """An action's message counts what changed and what was left as it was; opening a
+    benchmark with phases, none open now, says that runs are still refused."""
+    from leaderboard.models import Phase
+
+    demo.organizers.add(organizer)
+    client.force_login(organizer)
+    ids = [str(pk) for pk in demo.submissions.order_by("pk").values_list("pk", flat=True)]
+
+    def act(url: str, action: str, selected: list) -> str:
+        response = client.post(url, {"action": action, "_selected_action": selected}, follow=True)
+        return response.content.decode()
+
+    runs = "/admin/leaderboard/submission/"
+    assert "Unmarked 1 run as baseline." in act(runs, "unmark_baseline", ids)
+    assert "Marked 2 runs as baseline." in act(runs, "mark_baseline", ids)
+    assert "Hid 1 run." in act(runs, "hide", ids[:1])
+    assert "Hid 1 run (1 left as it was)." in act(runs, "hide", ids)
+    assert "Withdrew 1 run." in act(runs, "withdraw", ids[:1])
+    assert "Showed 1 run (1 left as it was)." in act(runs, "unhide", ids)
+    benchmarks = "/admin/leaderboard/benchmark/"
+    assert "Closed 1 benchmark for submissions." in act(benchmarks, "close_submissions", [demo.pk])
+    Phase.objects.create(
+        benchmark=demo, name="Test", opens="2020-01-01T00:00Z", closes="2020-02-01T00:00Z"
+    )
+    opened = act(benchmarks, "open_submissions", [demo.pk])
+    assert "Opened 1 benchmark for submissions." in opened
+    assert "the phase Test closed at 2020-02-01 00:00 UTC" in opened
+
+
 def test_rescore_all_action_requeues_and_rescores(
     client, organizer, demo, django_capture_on_commit_callbacks
 ):

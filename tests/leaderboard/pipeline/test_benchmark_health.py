@@ -238,6 +238,7 @@ def test_the_admin_actions_queue_a_recompute(
     demo, rf, queued, organizer, django_capture_on_commit_callbacks
 ) -> None:
     from django.contrib import admin
+    from django.contrib.messages.storage.cookie import CookieStorage
 
     from leaderboard.admin_runs import SubmissionAdmin
 
@@ -247,6 +248,7 @@ def test_the_admin_actions_queue_a_recompute(
         before = len(queued)
         request = rf.post("/admin/")
         request.user = organizer
+        request._messages = CookieStorage(request)  # each action says what it did
         with django_capture_on_commit_callbacks(execute=True):
             action(request, runs)
         assert len(queued) > before, action.__name__
