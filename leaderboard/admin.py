@@ -153,6 +153,8 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
                 )
             elif set(TESTED_SETTINGS) & set(form.changed_data):
                 self.message_user(request, f"Tests queued: {compared} runs; rescoring: {rescored}.")
+        if "reveal_at" in form.changed_data or any(f.has_changed() for f in formsets):
+            self._warn_of_an_early_reveal(request, benchmark)
         if "co_organizers" in form.cleaned_data:
             benchmark.organizers.set(form.cleaned_data["co_organizers"])
         if not request.user.is_superuser:
@@ -193,6 +195,24 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
                 request,
                 f"Judgments v{judgments.version}: {judgments.num_judged} judgments of "
                 f"{judgments.num_needs} needs; runs queued for rescoring.",
+            )
+
+    def _warn_of_an_early_reveal(self, request: HttpRequest, benchmark: Benchmark) -> None:
+        """A reveal before a phase closes shows that phase's runs' scores on every need
+        (and its board, were it hidden) while it still takes runs: allowed (a phase of
+        late runs after the official results), but rarely meant."""
+        if benchmark.reveal_at is None:
+            return
+        late = benchmark.phases.filter(closes__gt=benchmark.reveal_at).order_by("closes").last()
+        hides = benchmark.has_split or benchmark.anonymous or late and late.board != "public"
+        if late is not None and hides:
+            self.message_user(
+                request,
+                f"The reveal at {utc(benchmark.reveal_at)} comes before the phase {late.name} "
+                f"closes at {utc(late.closes)}: from the reveal, what it keeps hidden (the "
+                "private needs' scores, a hidden board, real names) shows while runs are "
+                "still submitted.",
+                messages.WARNING,
             )
 
     @admin.action(description="Rescore all runs against the latest judgments")

@@ -395,6 +395,31 @@ def test_phases_added_together_may_not_overlap(client, organizer):
     assert Benchmark.objects.get(slug="robust").phases.count() == 2
 
 
+def test_a_reveal_before_a_hidden_phase_closes_is_warned_of(client, organizer):
+    client.force_login(organizer)
+    early = {"reveal_at_0": "2026-07-15", "reveal_at_1": "00:00:00"}
+    data = {**benchmark_form(), **TEST_PHASE, **early, "phases-TOTAL_FORMS": 1}
+    response = client.post("/admin/leaderboard/benchmark/add/", data, follow=True)
+    assert (
+        "The reveal at 2026-07-15 00:00 UTC comes before the phase Test closes at "
+        "2026-07-20 12:00 UTC" in response.content.decode()
+    )
+    benchmark = Benchmark.objects.get(slug="robust")  # a warning: saved as posted
+    assert benchmark.reveal_at.isoformat() == "2026-07-15T00:00:00+00:00"
+    saved = benchmark.phases.get()
+    later = {
+        **data,
+        "reveal_at_0": "2026-07-21",
+        "phases-INITIAL_FORMS": 1,
+        "phases-0-id": saved.pk,
+        "phases-0-benchmark": benchmark.pk,
+    }
+    response = client.post(
+        f"/admin/leaderboard/benchmark/{benchmark.pk}/change/", later, follow=True
+    )
+    assert "comes before the phase" not in response.content.decode()
+
+
 def test_a_phase_that_still_hides_its_runs_is_not_deleted(client, organizer):
     """The inline's delete box on a hidden board holding a run, before the reveal: the
     form says why (the API's 409) and the phase stays."""
