@@ -25,6 +25,11 @@ CASES = [
     (read_run, "run.txt", b"q1 Q0 d1 1 1\0 a\n"),
     (read_run, "run.txt", b"q1 Q0 " + b"d" * 10_001 + b" 1 1 a\n"),
     (read_needs, "needs.tsv", b"q1 no tab\n"),
+    (
+        read_needs,
+        "topics.txt",
+        b"<top>\n<num> 401\n<title> A\n</top>\n\n<top>\n<num> 402\n<title>\n<desc> B\n</top>\n",
+    ),
     (read_needs, "needs.tsv", b"q1\tA\nq1\tB\n"),
     (read_needs, "needs.tsv", b"q1\tA\n" + b"q" * 101 + b"\tB\n"),
     (read_qrels, "qrels.txt", b"q1 0 d1\n"),

@@ -32,8 +32,8 @@ def read_needs(
 
     TSV: ``need_id<TAB>title[<TAB>description]``, one need a line. Returns a
     DataFrame with ``need_id``, ``title`` and ``description`` ('' if none).
-    Raises :class:`TrecFormatError` for an empty or binary file, a TSV line
-    without a title, a need_id given twice or longer than ``NEED_ID_LIMIT`` (100)
+    Raises :class:`TrecFormatError` for an empty or binary file, a TSV line or a
+    topic without a title, a need_id given twice or longer than ``NEED_ID_LIMIT`` (100)
     characters, or content (decompressed) over ``max_bytes`` (None: no limit). An
     error in XML topics names the file without a line.
 
@@ -100,9 +100,11 @@ def read_needs(
                 )
             )
     seen: dict[str, int | None] = {}
-    for need, _, _, line in rows:
+    for need, title, _, line in rows:
         if not need:
             raise TrecFormatError(name, line, "topic without a number")
+        if not title:  # as a TSV line without one: a need is known by its title
+            raise TrecFormatError(name, line, f"topic {need!r} without a title")
         if len(need) > NEED_ID_LIMIT:
             raise TrecFormatError(
                 name, line, f"need id of {len(need)} characters (at most {NEED_ID_LIMIT})"

@@ -268,8 +268,17 @@ def test_read_needs_xml(tmp_path):
         (b"", 1, "empty file"),
         (b"n1\tok\n" + b"n" * 101 + b"\tlong\n", 2, "need id of 101 characters (at most 100)"),
         (b"<top><num> 1 <title> t </top>\n<top><num> 1 <title> u </top>", 2, "given twice"),
+        (
+            b"<top><num> 1 <title> t </top>\n<top><num> 2 <title>\n<desc> d </top>",
+            2,
+            "topic '2' without a title",
+        ),
         # the XML parser gives no line: the error names the file alone
-        (b'<topics><topic number="1"/><topic number="1"/></topics>', None, "given twice"),
+        (
+            b'<topics><topic number="1"><query>a</query></topic><topic number="1"><query>b</query></topic></topics>',
+            None,
+            "given twice",
+        ),
     ],
 )
 def test_bad_needs(tmp_path, data, line, reason):
