@@ -186,15 +186,24 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
             self.message_user(request, f"Loaded {count} information needs.")
         qrels = form.cleaned_data.get("qrels_file")
         if qrels:
+            before = benchmark.latest_judgments
             try:
                 judgments = load_judgments(benchmark, qrels, os.path.basename(qrels.name))
             except StorageUnavailable:
                 self.message_user(request, JUDGMENTS_NOT_STORED, messages.ERROR)
                 return
+            if before is not None and judgments.pk == before.pk:
+                self.message_user(
+                    request,
+                    f"Judgments v{judgments.version} are {os.path.basename(qrels.name)} "
+                    "already (the same file): no new version, nothing rescored.",
+                    messages.WARNING,
+                )
+                return
             self.message_user(
                 request,
                 f"Judgments v{judgments.version}: {judgments.num_judged} judgments of "
-                f"{judgments.num_needs} needs; runs queued for rescoring.",
+                f"{judgments.num_needs} needs; {judgments.queued} runs queued for rescoring.",
             )
 
     def _warn_of_an_early_reveal(self, request: HttpRequest, benchmark: Benchmark) -> None:

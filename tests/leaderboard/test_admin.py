@@ -149,6 +149,26 @@ def test_a_refused_judgments_line_is_the_file_s_own_line(client, organizer):
     assert not Benchmark.objects.exists() and not InformationNeed.objects.exists()
 
 
+def test_the_same_judgments_file_again_says_so(client, organizer, demo):
+    """Uploading the latest version's very file stores nothing and queues nothing: the
+    message says so instead of announcing the version as loaded."""
+    demo.organizers.add(organizer)
+    client.force_login(organizer)
+    url = f"/admin/leaderboard/benchmark/{demo.pk}/change/"
+    qrels = SimpleUploadedFile("again.txt", (DEMO / "qrels.txt").read_bytes())
+    data = benchmark_form(slug="library", title=demo.title, qrels_file=qrels, interpolation="exact")
+    response = client.post(url, data, follow=True).content.decode()
+    assert "Judgments v1 are again.txt already (the same file): no new version" in response
+    assert "runs queued" not in response
+    assert set(demo.submissions.values_list("status", flat=True)) == {"scored"}
+    qrels = (DEMO / "qrels.txt").read_bytes() + b"atwood 0 extra-doc 1\n"
+    data = benchmark_form(
+        slug="library", title=demo.title, qrels_file=SimpleUploadedFile("v2.txt", qrels)
+    )
+    response = client.post(url, data, follow=True).content.decode()
+    assert "Judgments v2: 97 judgments of 4 needs; 2 runs queued for rescoring." in response
+
+
 def test_an_organizer_sees_only_their_benchmarks(client, organizer, other_benchmark):
     mine = Benchmark.objects.create(slug="mine", title="Mine")
     mine.organizers.add(organizer)
