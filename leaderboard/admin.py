@@ -49,6 +49,14 @@ JUDGMENTS_NOT_STORED = (
 
 
 class PhaseFormSet(BaseInlineFormSet):
+    def _construct_form(self, i, **kwargs):
+        # Every stored phase of the benchmark is a row here, checked against the others
+        # as posted (clean below), not as stored: a boundary moved in one save is no
+        # overlap with the stored times it replaces.
+        form = super()._construct_form(i, **kwargs)
+        form.instance.checked_beside = frozenset(phase.pk for phase in self.get_queryset())
+        return form
+
     def clean(self) -> None:
         super().clean()
         for form in self.deleted_forms:  # a phase that still hides runs stays (the API's 409)
@@ -57,8 +65,8 @@ class PhaseFormSet(BaseInlineFormSet):
                 raise ValidationError(refusal)
         if any(self.errors):
             return
-        # Each phase is checked against the stored ones (Phase.clean); phases added or
-        # moved together are checked against each other here, as they will be stored.
+        # The phases as they will be stored, checked against each other (Phase.clean
+        # leaves the stored rows to this check, _construct_form).
         kept = sorted(
             (
                 form.cleaned_data

@@ -415,6 +415,44 @@ def test_phases_added_together_may_not_overlap(client, organizer):
     assert Benchmark.objects.get(slug="robust").phases.count() == 2
 
 
+def test_the_boundary_between_two_phases_moves_in_one_save(client, organizer):
+    """Both phases' new times are checked against each other, not against the stored
+    times the same save replaces."""
+    client.force_login(organizer)
+    later = {
+        "phases-1-name": "Final",
+        "phases-1-opens_0": "2026-07-20",
+        "phases-1-opens_1": "12:00:00",
+        "phases-1-closes_0": "2026-07-30",
+        "phases-1-closes_1": "00:00:00",
+        "phases-1-board": "public",
+    }
+    data = {**benchmark_form(), **TEST_PHASE, **later, "phases-TOTAL_FORMS": 2}
+    assert client.post("/admin/leaderboard/benchmark/add/", data).status_code == 302
+    benchmark = Benchmark.objects.get(slug="robust")
+    test, final = benchmark.phases.order_by("opens")
+    moved = {
+        **data,
+        "phases-INITIAL_FORMS": 2,
+        "phases-0-id": test.pk,
+        "phases-0-benchmark": benchmark.pk,
+        "phases-0-closes_0": "2026-07-15",
+        "phases-1-id": final.pk,
+        "phases-1-benchmark": benchmark.pk,
+        "phases-1-opens_0": "2026-07-15",
+    }
+    response = client.post(f"/admin/leaderboard/benchmark/{benchmark.pk}/change/", moved)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    final.refresh_from_db()
+    assert final.opens.isoformat() == "2026-07-15T12:00:00+00:00"
+    overlapping = {**moved, "phases-1-opens_0": "2026-07-14"}
+    response = client.post(f"/admin/leaderboard/benchmark/{benchmark.pk}/change/", overlapping)
+    assert (
+        response.status_code == 200
+        and "overlap: phases may not overlap" in response.content.decode()
+    )
+
+
 def test_a_reveal_before_a_hidden_phase_closes_is_warned_of(client, organizer):
     client.force_login(organizer)
     early = {"reveal_at_0": "2026-07-15", "reveal_at_1": "00:00:00"}
