@@ -1,9 +1,11 @@
 """The runs in the organizers' admin: their list (scoped to the user's benchmarks), the
 actions on them (baseline, hide, show, withdraw, rescore), each saying what it changed,
-and their form. Registered when ``leaderboard.admin`` imports it."""
+and their form (a name another run of the benchmark holds is refused, as on upload).
+Registered when ``leaderboard.admin`` imports it."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -26,8 +28,25 @@ def _others(queryset: QuerySet, done: list[int]) -> str:
     return " (1 left as it was)" if left == 1 else f" ({left} left as they were)"
 
 
+class SubmissionForm(forms.ModelForm):
+    """A run as the organizers edit it. A new name another run of the benchmark holds is
+    a form error, as on upload: the database's constraint (``unique_live_run_name``) is
+    not checked by the form itself, since the benchmark and the status are not fields
+    of it."""
+
+    def clean_run_name(self) -> str:
+        name = self.cleaned_data["run_name"]
+        run = self.instance
+        holds = Submission.objects.filter(pk=run.pk).holding_names().exists()
+        others = Submission.objects.for_benchmark(run.benchmark).holding_name(name)
+        if holds and others.exclude(pk=run.pk).exists():
+            raise forms.ValidationError(f"A run named {name!r} already exists on this benchmark.")
+        return name
+
+
 @admin.register(Submission)
 class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
+    form = SubmissionForm
     list_display = [
         "run_name",
         "benchmark",

@@ -310,6 +310,21 @@ def test_each_action_says_what_it_did(client, organizer, demo):
     assert "the phase Test closed at 2020-02-01 00:00 UTC" in opened
 
 
+def test_renaming_a_run_to_a_name_another_run_holds_is_a_form_error(client, organizer, demo):
+    demo.organizers.add(organizer)
+    client.force_login(organizer)
+    first, second = demo.submissions.order_by("pk")
+    data = {"run_name": second.run_name, "description": "", "paper_url": "", "code_url": ""}
+    url = f"/admin/leaderboard/submission/{first.pk}/change/"
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert f"A run named &#x27;{second.run_name}&#x27; already exists" in response.content.decode()
+    Submission.objects.filter(pk=second.pk).withdraw()  # a withdrawn run holds no name
+    assert client.post(url, data).status_code == 302
+    first.refresh_from_db()
+    assert first.run_name == second.run_name
+
+
 def test_rescore_all_action_requeues_and_rescores(
     client, organizer, demo, django_capture_on_commit_callbacks
 ):
