@@ -124,7 +124,9 @@ class Benchmark(models.Model):
         default=1, help_text="A document is relevant when its judgment is at least this value."
     )
     max_depth = models.PositiveIntegerField(
-        default=1000, help_text="Only the first this many documents of each ranking count."
+        default=1000,
+        validators=[MinValueValidator(1)],  # 0 would score every run 0 (trec_eval's -M)
+        help_text="Only the first this many documents of each ranking count.",
     )
     judged_threshold = models.FloatField(
         "Judged@10 threshold",

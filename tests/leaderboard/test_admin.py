@@ -56,6 +56,15 @@ def test_an_organizer_creates_a_benchmark_with_needs_and_judgments(client, organ
     ]
 
 
+def test_a_max_depth_of_zero_is_refused(client, organizer):
+    """-M 0 keeps no document of any ranking: every run would score 0 without a word."""
+    client.force_login(organizer)
+    response = client.post("/admin/leaderboard/benchmark/add/", benchmark_form(max_depth=0))
+    assert response.status_code == 200
+    assert "greater than or equal to 1" in response.content.decode()
+    assert not Benchmark.objects.exists()
+
+
 def test_a_bad_qrels_file_is_refused_with_its_line_and_nothing_is_stored(client, organizer):
     client.force_login(organizer)
     data = benchmark_form(qrels_file=SimpleUploadedFile("q.txt", b"n1 0 d1 1\nn1 0 d2 high\n"))
