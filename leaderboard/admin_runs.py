@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -47,6 +48,8 @@ class SubmissionForm(forms.ModelForm):
 @admin.register(Submission)
 class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
     form = SubmissionForm
+    # "example.org/paper" means https://, as on the upload form
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = [
         "run_name",
         "benchmark",
