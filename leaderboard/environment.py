@@ -31,8 +31,10 @@ BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 
 
 def env_str(name: str, default: str = "") -> str:
-    """The variable as it is set, or ``default`` when it is not."""
-    return os.environ.get(name, default)
+    """The variable as it is set; unset or blank (``STATIC_ROOT=`` in ``.env.example``)
+    is ``default``, as for every other kind of setting."""
+    value = os.environ.get(name)
+    return default if value is None or value.strip() == "" else value
 
 
 def env_bool(name: str, default: bool = False) -> bool:

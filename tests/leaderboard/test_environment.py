@@ -30,6 +30,7 @@ def test_unset_or_blank_variables_take_their_default(monkeypatch, value):
         monkeypatch.setenv("SOME_FLAG", value)
         assert environment.env_bool("SOME_FLAG", True) is True
     assert environment.env_int("SOME_NUMBER", 7) == 7
+    assert environment.env_str("SOME_NUMBER", "seven") == "seven"
     assert environment.env_int("SOME_NUMBER", 7, 1, "seconds") == 7
 
 

@@ -109,6 +109,39 @@ def test_every_environment_variable_is_in_env_example():
     assert read <= listed, f"missing from .env.example: {sorted(read - listed)}"
 
 
+def test_the_blanks_of_env_example_take_the_documented_defaults():
+    """``cp .env.example .env`` leaves ``STATIC_ROOT=``, ``MEDIA_ROOT=``, ``DATABASE_URL=``
+    and ``CELERY_RESULT_BACKEND=`` blank (docker compose's ``env_file`` sets them to "").
+    Blank is the default: not the working directory (whitenoise then served the whole
+    project under /static/ and every page failed on the missing manifest), not a refused
+    database URL, not a result backend left out."""
+    env_file = (ROOT / ".env.example").read_text()
+    env = dict(re.findall(r"^([A-Z_]+)=(.*)$", env_file, re.M))
+    assert env["STATIC_ROOT"] == env["MEDIA_ROOT"] == env["DATABASE_URL"] == ""
+    clean = {k: v for k, v in os.environ.items() if k not in env}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='leaderboard.settings';"
+            " django.setup(); from django.conf import settings as s;"
+            " print(s.STATIC_ROOT, s.MEDIA_ROOT, s.DATABASES['default']['NAME'],"
+            " s.CELERY_RESULT_BACKEND)",
+        ],
+        cwd=ROOT,
+        env={**clean, **env, "CELERY_BROKER_URL": "redis://redis:6379/0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.split() == [
+        str(BASE_DIR / "staticfiles"),
+        str(BASE_DIR / "media"),
+        str(BASE_DIR / "db.sqlite3"),
+        "redis://redis:6379/0",
+    ], result.stderr
+
+
 def test_without_a_broker_tasks_run_in_process():
     result = subprocess.run(
         [
