@@ -109,6 +109,17 @@ def env_url(name: str, default: str = "") -> str:
     return http_url(name, env_str(name, default))
 
 
+def url_port(name: str, parts) -> int | None:
+    """The port of a split URL, or a refusal naming the variable (never the password)."""
+    try:
+        return parts.port
+    except ValueError:
+        given = parts.netloc.rpartition("@")[2].rpartition(":")[2]
+        raise ImproperlyConfigured(
+            f"{name} must give its port as a number from 0 to 65535, got {given!r}"
+        ) from None
+
+
 def database_from_url(url: str, conn_max_age: int = 60) -> dict:
     """``postgres://user:pass@host:port/name`` or ``sqlite:///path`` as DATABASES['default'].
 
@@ -138,7 +149,7 @@ def database_from_url(url: str, conn_max_age: int = 60) -> dict:
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),
         "HOST": options.pop("host", parts.hostname or ""),
-        "PORT": str(parts.port or ""),
+        "PORT": str(url_port("DATABASE_URL", parts) or ""),
         "CONN_MAX_AGE": conn_max_age,
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": options,
@@ -164,11 +175,14 @@ def email_from_url(url: str) -> dict:
     secure = parts.scheme == "smtps"
     starttls = options.get("tls", "0").lower() in TRUE
     if not options.get("timeout", "10").isdigit():
-        raise ImproperlyConfigured(f"EMAIL_URL timeout must be whole seconds: {url!r}")
+        raise ImproperlyConfigured(
+            f"EMAIL_URL timeout must be whole seconds, got {options['timeout']!r}"
+        )
+    port = url_port("EMAIL_URL", parts)
     return {
         "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "EMAIL_HOST": parts.hostname or "localhost",
-        "EMAIL_PORT": parts.port or (465 if secure else 587 if starttls else 25),
+        "EMAIL_PORT": port or (465 if secure else 587 if starttls else 25),
         "EMAIL_HOST_USER": unquote(parts.username or ""),
         "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
         "EMAIL_USE_SSL": secure,
@@ -185,6 +199,7 @@ def cache_from_url(url: str) -> dict:
     process. A stopped or unreachable Redis answers within a second (callers fail open).
     """
     scheme = urlsplit(url).scheme
+    url_port("CACHE_URL", urlsplit(url))
     if scheme in {"", "locmem"}:
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     if scheme not in {"redis", "rediss", "unix"}:
@@ -201,6 +216,7 @@ def site_url(url: str) -> str:
     url = url.rstrip("/")
     if urlsplit(url).scheme not in {"http", "https"} or not urlsplit(url).netloc:
         raise ImproperlyConfigured(f"SITE_URL must be http(s)://host[:port], got {url!r}")
+    url_port("SITE_URL", urlsplit(url))
     return url
 
 
@@ -210,6 +226,7 @@ def http_url(name: str, url: str, example: str = "") -> str:
     if url and (parts.scheme not in {"http", "https"} or not parts.hostname):
         such = f" such as {example}" if example else ""
         raise ImproperlyConfigured(f"{name} must be an http(s) URL{such}, got {url!r}")
+    url_port(name, parts)
     return url
 
 

@@ -151,3 +151,31 @@ def test_the_settings_use_these_helpers(settings):
     assert settings.CONTENT_SECURITY_POLICY == {"DIRECTIVES": environment.CSP_DIRECTIVES}
     assert settings.PERMISSIONS_POLICY == {feature: [] for feature in environment.BROWSER_FEATURES}
     assert {"camera", "geolocation", "usb"} <= set(settings.PERMISSIONS_POLICY)
+
+
+@pytest.mark.parametrize(
+    ("name", "parse", "url", "given"),
+    [
+        ("DATABASE_URL", environment.database_from_url, "postgres://u:pw@db:port/lb", "port"),
+        ("DATABASE_URL", environment.database_from_url, "postgres://u:pw@db:99999/lb", "99999"),
+        ("EMAIL_URL", environment.email_from_url, "smtp://u:pw@mail:58x/?tls=1", "58x"),
+        ("CACHE_URL", environment.cache_from_url, "redis://redis:63a9/1", "63a9"),
+        ("SITE_URL", environment.site_url, "https://lb.example.org:x", "x"),
+        ("SOME_URL", lambda url: environment.http_url("SOME_URL", url), "http://s3:9o00", "9o00"),
+    ],
+)
+def test_a_bad_port_in_a_url_is_refused_naming_the_variable_not_the_password(
+    name, parse, url, given
+):
+    with pytest.raises(ImproperlyConfigured) as refused:
+        parse(url)
+    assert str(refused.value) == (
+        f"{name} must give its port as a number from 0 to 65535, got {given!r}"
+    )
+    assert "pw" not in str(refused.value)
+
+
+def test_a_bad_mail_timeout_is_refused_without_the_password():
+    with pytest.raises(ImproperlyConfigured) as refused:
+        environment.email_from_url("smtp://u:secret@mail:25/?timeout=soon")
+    assert str(refused.value) == "EMAIL_URL timeout must be whole seconds, got 'soon'"
