@@ -26,6 +26,8 @@ from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 TRUE = {"1", "true", "yes", "on"}
+FALSE = {"0", "false", "no", "off"}
+LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 QUEUE_NAME = re.compile(r"[A-Za-z0-9._:-]{1,100}")
 BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 
@@ -38,11 +40,25 @@ def env_str(name: str, default: str = "") -> str:
 
 
 def env_bool(name: str, default: bool = False) -> bool:
-    """``1``, ``true``, ``yes`` or ``on`` (any case) is true; unset or blank is ``default``."""
+    """``1``, ``true``, ``yes`` or ``on`` (any case) is true, ``0``, ``false``, ``no`` or
+    ``off`` false; unset or blank is ``default``. Anything else is refused: a typo in
+    ``SECURE_COOKIES=ture`` must not quietly turn secure cookies off."""
     value = os.environ.get(name)
     if value is None or value.strip() == "":
         return default
+    if value.strip().lower() not in TRUE | FALSE:
+        raise ImproperlyConfigured(
+            f"{name} must be 1, true, yes or on, or 0, false, no or off; got {value!r}"
+        )
     return value.strip().lower() in TRUE
+
+
+def log_level(name: str, default: str) -> str:
+    """A level of Python's logging (any case), as its upper-case name."""
+    value = env_str(name, default).strip().upper()
+    if value not in LOG_LEVELS:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(LOG_LEVELS)}; got {value!r}")
+    return value
 
 
 def env_int(

@@ -76,7 +76,7 @@ TEMPLATES = [
 
 DATABASES = {
     "default": environment.database_from_url(
-        env_str("DATABASE_URL", "sqlite:///db.sqlite3"), env_int("CONN_MAX_AGE", 60)
+        env_str("DATABASE_URL", "sqlite:///db.sqlite3"), env_int("CONN_MAX_AGE", 60, 0)
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -109,7 +109,7 @@ AXES_HANDLER = "leaderboard.accounts.throttle.LoginAttempts"
 AXES_LOCKOUT_CALLABLE = "leaderboard.accounts.throttle.locked_out"
 AXES_CLIENT_IP_CALLABLE = "leaderboard.accounts.throttle.client_address"
 # Behind N proxies the client is the N-th address from the right of X-Forwarded-For.
-TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, 0)
 API_TOKEN_FAILURE_LIMIT = env_int("API_TOKEN_FAILURE_LIMIT", 20, 1)
 
 CACHES = {"default": environment.cache_from_url(env_str("CACHE_URL"))}
@@ -165,8 +165,8 @@ if AWS_STORAGE_BUCKET_NAME:
     )
 
 # Uploads: anything above 2.5 MB streams to a temporary file, never held in memory.
-MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 500)
-UPLOAD_GRACE_SECONDS = env_int("UPLOAD_GRACE_SECONDS", 300)
+MAX_UPLOAD_MB = env_int("MAX_UPLOAD_MB", 500, 1)
+UPLOAD_GRACE_SECONDS = env_int("UPLOAD_GRACE_SECONDS", 300, 0)
 # What a gzipped file may expand to, counted while decompressing (upload and worker alike).
 MAX_UNCOMPRESSED_MB = env_int("MAX_UNCOMPRESSED_MB", min(4 * MAX_UPLOAD_MB, 10240))
 if not 1 <= MAX_UNCOMPRESSED_MB <= 10240:
@@ -195,7 +195,7 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000, 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -281,5 +281,5 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": environment.log_level("LOG_LEVEL", "INFO")},
 }

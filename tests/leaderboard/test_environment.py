@@ -21,6 +21,21 @@ def test_env_bool_reads_the_usual_spellings(monkeypatch, value, expected):
     assert environment.env_bool("SOME_FLAG", not expected) is expected
 
 
+@pytest.mark.parametrize("value", ["ture", "2", "enabled"])
+def test_env_bool_refuses_any_other_spelling(monkeypatch, value):
+    monkeypatch.setenv("SOME_FLAG", value)
+    with pytest.raises(ImproperlyConfigured, match=f"^SOME_FLAG must be 1, true, .*got '{value}'$"):
+        environment.env_bool("SOME_FLAG", True)
+
+
+def test_log_levels_are_python_logging_names_in_any_case(monkeypatch):
+    monkeypatch.setenv("SOME_LEVEL", "warning")
+    assert environment.log_level("SOME_LEVEL", "INFO") == "WARNING"
+    monkeypatch.setenv("SOME_LEVEL", "verbose")
+    with pytest.raises(ImproperlyConfigured, match="^SOME_LEVEL must be one of CRITICAL, "):
+        environment.log_level("SOME_LEVEL", "INFO")
+
+
 @pytest.mark.parametrize("value", [None, "", "  "])
 def test_unset_or_blank_variables_take_their_default(monkeypatch, value):
     if value is None:

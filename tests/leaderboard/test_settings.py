@@ -101,6 +101,26 @@ def test_bad_api_rates_refuse_to_start(env, said):
     assert result.returncode != 0 and said in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({"MAX_UPLOAD_MB": "0"}, "ImproperlyConfigured: MAX_UPLOAD_MB must be at least 1, got 0"),
+        ({"UPLOAD_GRACE_SECONDS": "-300"}, "UPLOAD_GRACE_SECONDS must be at least 0, got -300"),
+        ({"TRUSTED_PROXY_COUNT": "-1"}, "TRUSTED_PROXY_COUNT must be at least 0, got -1"),
+        ({"SECURE_HSTS_SECONDS": "-1"}, "SECURE_HSTS_SECONDS must be at least 0, got -1"),
+        ({"CONN_MAX_AGE": "-60"}, "CONN_MAX_AGE must be at least 0, got -60"),
+        ({"SECURE_COOKIES": "ture"}, "SECURE_COOKIES must be 1, true, yes or on, or 0,"),
+        ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL must be one of CRITICAL, ERROR, WARNING, INFO, DEBUG"),
+    ],
+)
+def test_a_setting_out_of_its_range_refuses_to_start_naming_itself(env, said):
+    """Not accepted (a negative grace closing phases early, a typo turning secure cookies
+    off), nor refused under another name (MAX_UPLOAD_MB=0 was blamed on
+    MAX_UNCOMPRESSED_MB), nor a bare "Unable to configure root logger"."""
+    result = run_manage("check", **env)
+    assert result.returncode != 0 and said in result.stderr, result.stderr[-500:]
+
+
 def test_every_environment_variable_is_in_env_example():
     source = (ROOT / "leaderboard" / "settings.py").read_text()
     read = set(re.findall(r'(?:env_\w+|queue_name)\("([A-Z_]+)"', source))
