@@ -26,8 +26,9 @@ from django.utils.text import slugify
 
 from evaluation.trec import TrecFormatError
 from leaderboard.admin_forms import PhaseForm, filled_benchmark_form, phase_form
-from leaderboard.models import Benchmark, Phase
+from leaderboard.models import Benchmark, Judgments, Phase
 from leaderboard.pipeline.datasets import DatasetError, dataset_files, load_dataset
+from leaderboard.pipeline.files import discard
 from leaderboard.pipeline.loading import load_judgments, load_needs, settings_changed
 from leaderboard.pipeline.tasks import queue_split
 
@@ -42,6 +43,18 @@ SETTINGS = (
     "daily_limit",
     "final_runs",
 )
+
+
+def refusal(error: BaseException) -> BaseException:
+    """The CommandError a refused file or value stops the command with; anything else
+    as it is."""
+    if isinstance(error, TrecFormatError):
+        return CommandError(str(error))
+    if isinstance(error, ValidationError):
+        return CommandError("; ".join(error.messages))
+    if isinstance(error, OSError):
+        return CommandError(f"{error.filename or 'file'}: {error.strerror or error}")
+    return error
 
 
 def parse_phase(text: str) -> tuple[str, dict]:
@@ -120,20 +133,19 @@ class Command(BaseCommand):
             if path and not os.access(path, os.R_OK):
                 reason = "no such file" if not os.path.exists(path) else "not readable"
                 raise CommandError(f"{option} {path}: {reason}")
+        stored: list[Judgments] = []
         try:  # all or nothing: a file that fails halfway leaves no benchmark and no needs
             with transaction.atomic():
                 benchmark = self.settle(slug, title, settings)
                 for name, values in phases:
                     self.phase(benchmark, name, values)
-                self.load(benchmark, needs, qrels, dataset)
+                self.load(benchmark, needs, qrels, dataset, stored)
                 if said := set_campaign_split(slug, options):
                     self.stdout.write(said)
-        except TrecFormatError as error:
-            raise CommandError(str(error)) from error
-        except ValidationError as error:
-            raise CommandError("; ".join(error.messages)) from error
-        except OSError as error:
-            raise CommandError(f"{error.filename or 'file'}: {error.strerror or error}") from error
+        except BaseException as error:
+            for judgments in stored:  # rolled back: their files would be orphans
+                discard(judgments.file.storage, judgments.file.name)
+            raise refusal(error) from error
 
     def settle(self, slug: str, title: str, settings: dict) -> Benchmark:
         """The benchmark, created or with its settings changed, as the admin's form takes
@@ -161,9 +173,13 @@ class Command(BaseCommand):
         saved = form.save()
         self.stdout.write(f"  phase {saved}")
 
-    def load(self, benchmark: Benchmark, needs, qrels, dataset) -> None:
+    def load(self, benchmark: Benchmark, needs, qrels, dataset, stored: list) -> None:
+        """Needs and judgments into ``benchmark``; each new judgments version (its file
+        already in the store) is appended to ``stored``."""
+        before = set(benchmark.judgments.values_list("pk", flat=True))
         if dataset is not None:
             count, judgments = load_dataset(benchmark, dataset)
+            stored += [judgments] if judgments.pk not in before else []
             self.stdout.write(
                 f"  {count} needs (titles from the queries' {dataset.title_field!r}); "
                 f"judgments v{judgments.version}: {judgments.num_judged} judgments, "
@@ -180,6 +196,7 @@ class Command(BaseCommand):
             self.stdout.write(f"reading judgments from {qrels} ...")
             with open(qrels, "rb") as stream:
                 judgments = load_judgments(benchmark, stream, os.path.basename(qrels))
+            stored += [judgments] if judgments.pk not in before else []
             self.stdout.write(
                 f"  judgments v{judgments.version}: {judgments.num_judged} judgments, "
                 f"{judgments.num_needs} needs, {judgments.num_relevant} relevant "

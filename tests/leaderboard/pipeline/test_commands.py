@@ -70,6 +70,29 @@ def test_load_benchmark_with_bad_judgments_leaves_no_benchmark(db, tmp_path):
     assert not InformationNeed.objects.filter(benchmark__slug="half").exists()
 
 
+def test_load_benchmark_refused_after_its_judgments_leaves_no_file_behind(db):
+    """The judgments file is stored before a later step (here the split) is refused and
+    the benchmark rolled back: the file goes too, no orphan in the store or bucket."""
+    from django.core.files.storage import default_storage
+
+    with pytest.raises(CommandError, match="zz9"):
+        call_command(
+            "load_benchmark",
+            "orphan",
+            "--needs",
+            str(DEMO / "needs.tsv"),
+            "--qrels",
+            str(DEMO / "qrels.txt"),
+            "--private-needs",
+            "zz9",
+            stdout=io.StringIO(),
+        )
+    assert not Benchmark.objects.filter(slug="orphan").exists()
+    assert not default_storage.exists("judgments/orphan") or not any(
+        default_storage.listdir("judgments/orphan")
+    )
+
+
 def test_load_benchmark_names_a_missing_file_and_creates_nothing(db, tmp_path):
     missing = tmp_path / "no-such-qrels.txt"
     with pytest.raises(CommandError, match=f"--qrels {missing}: no such file"):
