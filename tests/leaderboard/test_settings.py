@@ -162,6 +162,15 @@ def test_the_blanks_of_env_example_take_the_documented_defaults():
     ], result.stderr
 
 
+def test_env_example_leaves_the_derived_defaults_blank():
+    """Settings whose default follows another (2 x TASK_TIME_LIMIT, 4 x MAX_UPLOAD_MB)
+    are blank in .env.example: a copy that pinned today's value would stop following
+    TASK_TIME_LIMIT once the operator raised it."""
+    env = dict(re.findall(r"^([A-Z_]+)=(.*)$", (ROOT / ".env.example").read_text(), re.M))
+    derived = ("STUCK_AFTER_SECONDS", "CELERY_VISIBILITY_TIMEOUT", "MAX_UNCOMPRESSED_MB")
+    assert {name: env[name] for name in derived} == dict.fromkeys(derived, "")
+
+
 def test_without_a_broker_tasks_run_in_process():
     result = subprocess.run(
         [
