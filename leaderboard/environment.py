@@ -136,6 +136,22 @@ def url_port(name: str, parts) -> int | None:
         ) from None
 
 
+def broker_url(name: str) -> str:
+    """The Celery broker: ``redis://host:6379/0`` (``rediss://``, ``redis+socket://``), or
+    empty (tasks run in-process). The platform's queues, visibility timeout and outbox
+    are Redis's; anything else would start and fail only in a worker's traceback."""
+    url = env_str(name)
+    parts = urlsplit(url)
+    if url and parts.scheme not in {"redis", "rediss", "redis+socket"}:
+        shown = url.replace(parts.netloc, "***@" + parts.netloc.rpartition("@")[2], 1)
+        raise ImproperlyConfigured(
+            f"{name} must be a Redis URL such as redis://host:6379/0, got "
+            f"{shown if '@' in parts.netloc else url!r}"
+        )
+    url_port(name, parts)
+    return url
+
+
 def database_from_url(url: str, conn_max_age: int = 60) -> dict:
     """``postgres://user:pass@host:port/name`` or ``sqlite:///path`` as DATABASES['default'].
 

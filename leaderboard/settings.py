@@ -206,7 +206,7 @@ CONTENT_SECURITY_POLICY = {"DIRECTIVES": environment.CSP_DIRECTIVES}
 PERMISSIONS_POLICY = {feature: [] for feature in environment.BROWSER_FEATURES}
 
 # Celery. With no broker configured, tasks run eagerly in-process.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
+CELERY_BROKER_URL = environment.broker_url("CELERY_BROKER_URL")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or "cache+memory://")

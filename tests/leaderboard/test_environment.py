@@ -194,3 +194,22 @@ def test_a_bad_mail_timeout_is_refused_without_the_password():
     with pytest.raises(ImproperlyConfigured) as refused:
         environment.email_from_url("smtp://u:secret@mail:25/?timeout=soon")
     assert str(refused.value) == "EMAIL_URL timeout must be whole seconds, got 'soon'"
+
+
+def test_the_broker_is_redis_or_nothing(monkeypatch):
+    monkeypatch.setenv("SOME_BROKER", "")
+    assert environment.broker_url("SOME_BROKER") == ""
+    monkeypatch.setenv("SOME_BROKER", "rediss://redis.example.org:6380/0")
+    assert environment.broker_url("SOME_BROKER") == "rediss://redis.example.org:6380/0"
+    for bad, said in [
+        ("localhost:6379", "must be a Redis URL such as redis://host:6379/0, got 'localhost:6379'"),
+        (
+            "amqp://u:pw@rabbit//",
+            "must be a Redis URL such as redis://host:6379/0, got 'amqp://***@rabbit//'",
+        ),
+        ("redis://redis:63a9/0", "must give its port as a number from 0 to 65535, got '63a9'"),
+    ]:
+        monkeypatch.setenv("SOME_BROKER", bad)
+        with pytest.raises(ImproperlyConfigured) as refused:
+            environment.broker_url("SOME_BROKER")
+        assert str(refused.value) == f"SOME_BROKER {said}"
