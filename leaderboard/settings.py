@@ -22,6 +22,8 @@ if not SECRET_KEY:
     SECRET_KEY = "dev-only-secret-key-not-for-production-0123456789-abcdefghijklmnop"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
+if not ALLOWED_HOSTS and not DEBUG:  # else every request is a 400 and nothing says why
+    raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DEBUG is off: the site's host names")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [

@@ -87,6 +87,13 @@ def test_production_without_secret_key_refuses_to_start():
     assert "SECRET_KEY must be set" in result.stderr
 
 
+def test_production_without_allowed_hosts_refuses_to_start():
+    """Not a site that starts and answers every request 400 (DisallowedHost)."""
+    result = run_manage("check", DEBUG="0", SECRET_KEY="k" * 60, ALLOWED_HOSTS=" , ")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: ALLOWED_HOSTS must be set when DEBUG is off" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("env", "said"),
     [
