@@ -160,6 +160,9 @@ def database_from_url(url: str, conn_max_age: int = 60) -> dict:
     relative to the project, ``sqlite:////tmp/x.db`` absolute. User and password are
     percent-decoded. A persistent connection is checked before a request reuses it, so
     after a PostgreSQL restart the next request reconnects instead of answering 500.
+    Connecting gives up after 10 s (``?connect_timeout=`` to change it): a server that
+    takes the connection and never answers would otherwise hold the request until
+    gunicorn kills its worker.
     """
     parts = urlsplit(url)
     if parts.scheme == "sqlite":
@@ -175,6 +178,7 @@ def database_from_url(url: str, conn_max_age: int = 60) -> dict:
     if parts.scheme not in {"postgres", "postgresql", "pgsql"}:
         raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported")
     options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    options.setdefault("connect_timeout", "10")  # a hung server: an error, not a held worker
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": unquote(parts.path.lstrip("/")),

@@ -124,7 +124,11 @@ def test_the_site_url_loses_its_trailing_slash_and_needs_a_host():
 
 def test_the_database_url_keeps_driver_options_and_the_connection_age():
     db = environment.database_from_url("postgresql://lb@db/leaderboard?sslmode=require&host=/s", 0)
-    assert (db["HOST"], db["OPTIONS"], db["CONN_MAX_AGE"]) == ("/s", {"sslmode": "require"}, 0)
+    assert (db["HOST"], db["OPTIONS"], db["CONN_MAX_AGE"]) == (
+        "/s",
+        {"sslmode": "require", "connect_timeout": "10"},
+        0,
+    )
     assert db["CONN_HEALTH_CHECKS"] is True
     assert environment.database_from_url("sqlite://")["NAME"] == str(
         environment.BASE_DIR / "db.sqlite3"
@@ -213,3 +217,26 @@ def test_the_broker_is_redis_or_nothing(monkeypatch):
         with pytest.raises(ImproperlyConfigured) as refused:
             environment.broker_url("SOME_BROKER")
         assert str(refused.value) == f"SOME_BROKER {said}"
+
+
+def test_connecting_to_the_database_gives_up_after_a_bound(tmp_path):
+    """A PostgreSQL that takes the connection and never answers (hung, or a half-open
+    proxy) is an error within the bound, not a web worker held until gunicorn's timeout."""
+    import socket
+    import time
+
+    import psycopg
+
+    db = environment.database_from_url("postgres://lb@127.0.0.1/lb?connect_timeout=1")
+    assert environment.database_from_url("postgres://lb@db/lb")["OPTIONS"] == {
+        "connect_timeout": "10"
+    }
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        started = time.monotonic()
+        with pytest.raises(psycopg.OperationalError):
+            psycopg.connect(
+                host="127.0.0.1", port=silent.getsockname()[1], user="lb", **db["OPTIONS"]
+            )
+    assert time.monotonic() - started < 5
