@@ -44,6 +44,11 @@ from leaderboard.pipeline.files import local_copy, max_uncompressed_bytes
 log = logging.getLogger(__name__)
 
 
+class MissingJudgments(Exception):
+    """The judgments file is not in the file store: the organizers' to fix, not the
+    participant's (their run is not at fault, and the store's paths are not theirs)."""
+
+
 @functools.lru_cache(maxsize=4)
 def _qrels_cached(stored_name: str, sha256: str, name: str, max_bytes: int) -> Qrels:
     # Keyed by the file's hash too, so a replaced file is never served stale; a worker
@@ -115,7 +120,13 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     """
     benchmark = submission.benchmark
     started = time.perf_counter()
-    qrels = load_qrels(judgments)
+    try:
+        qrels = load_qrels(judgments)
+    except FileNotFoundError as error:
+        raise MissingJudgments(
+            f"The benchmark's judgments (v{judgments.version}) are missing from the file "
+            "store; contact the organizers."
+        ) from error
     run = read_submission(submission)  # the reader's columns: evaluate scores them as they are
     read = time.perf_counter()
     run_needs, run_warnings = needs_present(run), run.warnings
@@ -249,7 +260,9 @@ def run_scoring(submission_id: int, task_id: str) -> Submission | None:
     with Heartbeat(submission, task_id):
         try:
             score(submission, judgments)
-        except TrecFormatError as error:
+        except (TrecFormatError, MissingJudgments) as error:
+            if isinstance(error, MissingJudgments):
+                log.error("scoring submission %s: %s (%s)", submission.pk, error, error.__cause__)
             submission.fail(str(error), task_id=task_id)
         except (OSError, ValueError) as error:
             log.exception("scoring submission %s failed", submission.pk)

@@ -190,6 +190,23 @@ def test_a_run_missing_from_the_bucket_fails_with_its_name(s3_library, bucket, p
     assert run.failure_reason.startswith("run.txt: File does not exist")
 
 
+def test_judgments_missing_from_the_bucket_fail_the_run_without_blaming_it(
+    s3_library, bucket, participant
+):
+    """Not "run.txt: File does not exist: judgments/library/v1-qrels.txt", which blamed
+    the participant's file, named the store's path, and was mailed with "fix the file"."""
+    run = _stored_run(s3_library, participant, "innocent", RUN_B)
+    judgments = s3_library.latest_judgments
+    bucket.server.client().delete_object(Bucket=bucket.name, Key=judgments.file.name)
+    scoring._qrels_cached.cache_clear()  # a worker that never read them
+    scoring.run_scoring(run.pk, "task-1")
+    run.refresh_from_db()
+    assert (run.status, run.failure_reason) == (
+        "failed",
+        "The benchmark's judgments (v1) are missing from the file store; contact the organizers.",
+    )
+
+
 def test_a_bucket_outage_while_scoring_is_retried_not_failed(library, participant, settings):
     run = _stored_run(library, participant, "later", RUN_B)  # on local disk
     server = S3Server()
