@@ -178,6 +178,16 @@ def test_env_example_leaves_the_derived_defaults_blank():
     assert {name: env[name] for name in derived} == dict.fromkeys(derived, "")
 
 
+def test_the_production_steps_say_to_trust_the_tls_proxy():
+    """docker-compose's web sits behind a TLS-terminating proxy: with .env.example's
+    TRUST_X_FORWARDED_PROTO=0 and the HTTPS redirect on, every request came back as a
+    redirect to itself. Each place that says what to set in .env says it."""
+    for path in ("README.md", "docs/scaling.md", "docker-compose.yml"):
+        text = (ROOT / path).read_text()
+        steps = text[text.index("cp .env.example .env") :][:400]
+        assert "TRUST_X_FORWARDED_PROTO=1" in steps, path
+
+
 def test_without_a_broker_tasks_run_in_process():
     result = subprocess.run(
         [
