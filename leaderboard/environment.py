@@ -179,6 +179,10 @@ def database_from_url(url: str, conn_max_age: int = 60) -> dict:
         raise ImproperlyConfigured(f"DATABASE_URL scheme {parts.scheme!r} is not supported")
     options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     options.setdefault("connect_timeout", "10")  # a hung server: an error, not a held worker
+    if not parts.path.strip("/") and "service" not in options:
+        raise ImproperlyConfigured(
+            "DATABASE_URL must name the database: postgres://user:pass@host:5432/<name>"
+        )
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": unquote(parts.path.lstrip("/")),

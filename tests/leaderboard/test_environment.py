@@ -240,3 +240,11 @@ def test_connecting_to_the_database_gives_up_after_a_bound(tmp_path):
                 host="127.0.0.1", port=silent.getsockname()[1], user="lb", **db["OPTIONS"]
             )
     assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("url", ["postgres://lb:pw@db:5432", "postgres://lb:pw@db:5432/"])
+def test_a_postgres_url_without_a_database_name_is_refused_at_start(url):
+    """Not a start that passes and a 500 on every request ("Please supply the NAME")."""
+    with pytest.raises(ImproperlyConfigured, match="^DATABASE_URL must name the database: "):
+        environment.database_from_url(url)
+    assert environment.database_from_url("postgres:///?service=lb")["NAME"] == ""
