@@ -308,3 +308,19 @@ def test_one_of_several_users_racing_for_a_name_gets_it_and_none_a_500(library, 
         codes = sorted(pool.map(upload, range(6)))
     assert codes == [302, 400, 400, 400, 400, 400]
     assert Submission.objects.filter(run_name="same").count() == 1
+
+
+def test_with_the_cache_down_uploads_go_on_unbudgeted(client, library, participant, settings):
+    """docs/settings.md: if the cache stops answering, the API keeps working. The
+    refusal budget asked the cache before every upload, so each was a 500."""
+    import socket
+
+    with socket.socket() as closed:  # a port with nothing listening
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    from leaderboard.environment import cache_from_url
+
+    settings.CACHES = {"default": cache_from_url(f"redis://127.0.0.1:{port}/1")}
+    assert api_post(client, participant, BAD, run_name="bad").status_code == 400
+    assert api_post(client, participant, RUN_B, run_name="good").status_code == 201
+    assert form_post(client, participant, BAD, run_name="worse").status_code == 400
