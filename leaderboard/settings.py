@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from leaderboard import environment
+from leaderboard import environment, settings_tables
 from leaderboard.environment import BASE_DIR, env_bool, env_int, env_list, env_str, queue_name
 
 DEBUG = env_bool("DEBUG", True)
@@ -121,8 +121,8 @@ API_RATE_TOKEN = environment.env_rate("API_RATE_TOKEN", "600/minute")
 API_RATE_ANONYMOUS = environment.env_rate("API_RATE_ANONYMOUS", "300/minute")
 API_RATE_LOGIN = environment.env_rate("API_RATE_LOGIN", "20/hour")
 IDEMPOTENCY_KEY_HOURS = env_int("IDEMPOTENCY_KEY_HOURS", 24, 1)
-REST_FRAMEWORK = environment.rest_framework(API_RATE_TOKEN, API_RATE_ANONYMOUS, API_RATE_LOGIN)
-SPECTACULAR_SETTINGS = environment.API_SCHEMA  # the OpenAPI schema: title, description, hooks
+REST_FRAMEWORK = settings_tables.rest_framework(API_RATE_TOKEN, API_RATE_ANONYMOUS, API_RATE_LOGIN)
+SPECTACULAR_SETTINGS = settings_tables.API_SCHEMA  # the OpenAPI schema: title, description, hooks
 
 # Mail: printed to the console in development, sent with SMTP in production.
 globals().update(
@@ -203,9 +203,9 @@ SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 # Content-Security-Policy (django-csp): everything from this site only, nothing inline.
-CONTENT_SECURITY_POLICY = {"DIRECTIVES": environment.CSP_DIRECTIVES}
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": settings_tables.CSP_DIRECTIVES}
 # Permissions-Policy: every powerful browser feature refused (the site uses none).
-PERMISSIONS_POLICY = {feature: [] for feature in environment.BROWSER_FEATURES}
+PERMISSIONS_POLICY = {feature: [] for feature in settings_tables.BROWSER_FEATURES}
 
 # Celery. With no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = environment.broker_url("CELERY_BROKER_URL")
@@ -217,7 +217,7 @@ CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_DEFAULT_QUEUE = queue_name("CELERY_QUEUE", "celery")
 CELERY_SCORE_QUEUE = queue_name("CELERY_SCORE_QUEUE", "score")
 CELERY_COMPARE_QUEUE = queue_name("CELERY_COMPARE_QUEUE", "compare")
-CELERY_TASK_QUEUES = environment.celery_queues(
+CELERY_TASK_QUEUES = settings_tables.celery_queues(
     CELERY_TASK_DEFAULT_QUEUE, CELERY_SCORE_QUEUE, CELERY_COMPARE_QUEUE
 )
 CELERY_TASK_ROUTES = ["leaderboard.celery.route"]
@@ -269,7 +269,7 @@ MAX_SCORING_ATTEMPTS = env_int("MAX_SCORING_ATTEMPTS", 3, 1)
 # The outbox: queued runs the broker never accepted are sent again this often.
 OUTBOX_INTERVAL_SECONDS = env_int("OUTBOX_INTERVAL_SECONDS", 20, 1)
 # Beat: the sweep every minute, the outbox every OUTBOX_INTERVAL_SECONDS, expired uploads hourly.
-CELERY_BEAT_SCHEDULE = environment.beat_schedule(OUTBOX_INTERVAL_SECONDS)
+CELERY_BEAT_SCHEDULE = settings_tables.beat_schedule(OUTBOX_INTERVAL_SECONDS)
 
 # /health/ (leaderboard/probes.py): the longest it waits for its checks.
 HEALTH_TIMEOUT_SECONDS = env_int(

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
-from leaderboard import environment
+from leaderboard import environment, settings_tables
 
 
 @pytest.mark.parametrize(
@@ -136,23 +136,23 @@ def test_the_database_url_keeps_driver_options_and_the_connection_age():
 
 
 def test_scoring_and_comparing_queues_must_differ():
-    queues = environment.celery_queues("celery", "score", "compare")
+    queues = settings_tables.celery_queues("celery", "score", "compare")
     assert [(q.name, q.routing_key, q.exchange.name) for q in queues] == [
         ("celery", "celery", "celery"),
         ("score", "score", "score"),
         ("compare", "compare", "compare"),
     ]
     assert all(isinstance(q, Queue) for q in queues)
-    assert [q.name for q in environment.celery_queues("score", "score", "compare")] == [
+    assert [q.name for q in settings_tables.celery_queues("score", "score", "compare")] == [
         "score",
         "compare",
     ]
     with pytest.raises(ImproperlyConfigured, match="must differ \\(both 'jobs'\\)"):
-        environment.celery_queues("celery", "jobs", "jobs")
+        settings_tables.celery_queues("celery", "jobs", "jobs")
 
 
 def test_the_beat_schedule_sends_the_outbox_at_its_interval_and_drops_late_ticks():
-    schedule = environment.beat_schedule(15)
+    schedule = settings_tables.beat_schedule(15)
     assert schedule["send-unsent-submissions"]["schedule"] == 15.0
     assert schedule["send-unsent-submissions"]["options"] == {"expires": 15.0}
     assert schedule["sweep-stuck-submissions"]["schedule"] == 60.0
@@ -160,15 +160,17 @@ def test_the_beat_schedule_sends_the_outbox_at_its_interval_and_drops_late_ticks
 
 
 def test_the_api_rates_reach_the_rest_framework_settings():
-    rates = environment.rest_framework("9/minute", "8/hour", "7/day")["DEFAULT_THROTTLE_RATES"]
+    rates = settings_tables.rest_framework("9/minute", "8/hour", "7/day")["DEFAULT_THROTTLE_RATES"]
     assert rates == {"token": "9/minute", "anonymous": "8/hour", "login": "7/day"}
 
 
 def test_the_settings_use_these_helpers(settings):
     assert settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["token"] == settings.API_RATE_TOKEN
-    assert settings.SPECTACULAR_SETTINGS is environment.API_SCHEMA
-    assert settings.CONTENT_SECURITY_POLICY == {"DIRECTIVES": environment.CSP_DIRECTIVES}
-    assert settings.PERMISSIONS_POLICY == {feature: [] for feature in environment.BROWSER_FEATURES}
+    assert settings.SPECTACULAR_SETTINGS is settings_tables.API_SCHEMA
+    assert settings.CONTENT_SECURITY_POLICY == {"DIRECTIVES": settings_tables.CSP_DIRECTIVES}
+    assert settings.PERMISSIONS_POLICY == {
+        feature: [] for feature in settings_tables.BROWSER_FEATURES
+    }
     assert {"camera", "geolocation", "usb"} <= set(settings.PERMISSIONS_POLICY)
 
 
