@@ -1,12 +1,15 @@
 """Who may see and change what in the organizers' admin: a staff user the benchmarks they
 organise and what belongs to them, a superuser everything (``OrganizerScoped``, mixed into
-each model admin); the benchmark list filter offers only the user's benchmarks."""
+each model admin); the benchmark list filter offers only the user's benchmarks; "view on
+site" leads only to what the user may view in the admin (``view_on_site``)."""
 
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.contenttypes.models import ContentType
+from django.contrib.contenttypes.views import shortcut
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 
 from leaderboard.models import Benchmark
 
@@ -68,3 +71,19 @@ class OrganizerScoped:
         if db_field.name == "benchmark" and not request.user.is_superuser:
             kwargs["queryset"] = Benchmark.objects.organised_by(request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+def view_on_site(request: HttpRequest, content_type_id: str, object_id: str) -> HttpResponse:
+    """The admin's "view on site" redirect (Django's ``shortcut``), for an object the
+    user may view in the admin only: Django's own answers any staff user for any object,
+    so another benchmark's slug would be named in the redirect. Anything else is a 404,
+    as for an object that does not exist."""
+    try:
+        model = ContentType.objects.get_for_id(content_type_id).model_class()
+    except (ContentType.DoesNotExist, ValueError):
+        model = None
+    model_admin = admin.site._registry.get(model)
+    obj = model_admin and model_admin.get_object(request, object_id)
+    if obj is None or not model_admin.has_view_permission(request, obj):
+        raise Http404("No such object.")
+    return shortcut(request, content_type_id, object_id)

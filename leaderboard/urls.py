@@ -9,6 +9,7 @@ from leaderboard import (
 )
 from leaderboard.accounts import tokens
 from leaderboard.accounts import views as accounts
+from leaderboard.admin_scoping import view_on_site
 from leaderboard.campaigns import views as campaign_views
 from leaderboard.pages import benchmarks, campaigns, comparisons, exports, health, runs
 from leaderboard.uploads import owners
@@ -87,6 +88,8 @@ urlpatterns = [
     path("accounts/tokens/<id:pk>/revoke/", tokens.revoke, name="api_token_revoke"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include("leaderboard.api.urls")),
+    # before the admin's own, which answers any staff user for any object
+    path("admin/r/<path:content_type_id>/<path:object_id>/", admin.site.admin_view(view_on_site)),
     path("admin/", admin.site.urls),
     path("health/", probes.probe, name="health"),
 ]

@@ -9,6 +9,7 @@ other benchmark's title or those usernames. Superusers still see everything.
 from __future__ import annotations
 
 import pytest
+from django.contrib.contenttypes.models import ContentType
 
 from leaderboard.models import Benchmark, InformationNeed, Judgments, Submission
 
@@ -142,3 +143,32 @@ def test_superusers_keep_the_full_view(client, two_benchmarks, django_user_model
     add = client.get("/admin/leaderboard/benchmark/add/").content.decode()
     assert 'name="organizers"' in add
     assert all(name in add for name in OTHER_USERS)
+
+
+def test_view_on_site_leads_only_to_what_the_organizer_may_view(
+    client, organizer, two_benchmarks, django_user_model
+):
+    """The admin's "view on site" redirect names the object's page, a benchmark's slug:
+    for another benchmark's objects it is a 404, as for objects that do not exist."""
+    mine, theirs = two_benchmarks
+    benchmark_type = ContentType.objects.get_for_model(Benchmark).pk
+    run_type = ContentType.objects.get_for_model(Submission).pk
+    user_type = ContentType.objects.get_for_model(django_user_model).pk
+    run = Submission.objects.filter(benchmark=theirs).first()
+    client.force_login(organizer)
+    for url in (
+        f"/admin/r/{benchmark_type}/{theirs.pk}/",
+        f"/admin/r/{run_type}/{run.pk}/",
+        f"/admin/r/{user_type}/{run.participant_id}/",
+        f"/admin/r/{benchmark_type}/not-an-id/",
+        "/admin/r/999999/1/",
+    ):
+        response = client.get(url)
+        assert response.status_code == 404, url
+        assert "zebra" not in response.get("Location", ""), url
+    own = client.get(f"/admin/r/{benchmark_type}/{mine.pk}/")
+    assert own.status_code == 302 and own["Location"].endswith("/benchmarks/olgas-cup/")
+    root = django_user_model.objects.create_superuser("root", password="pw-root-123")
+    client.force_login(root)
+    theirs_page = client.get(f"/admin/r/{benchmark_type}/{theirs.pk}/")
+    assert theirs_page.status_code == 302 and theirs_page["Location"].endswith("/benchmarks/zebra/")
