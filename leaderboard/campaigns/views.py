@@ -39,7 +39,7 @@ def _priorities(request: HttpRequest, run_ids: set[int]) -> list[int]:
         text = request.POST.get(f"priority-{run_id}", "").strip()
         if not text:
             continue
-        if not text.isdigit() or int(text) < 1:
+        if not (text.isascii() and text.isdigit()) or int(text) < 1:  # "²" is a digit too
             raise ValidationError(f"A priority is a whole number from 1: {text!r} is not.")
         given.append((int(text), run_id))
     if len({p for p, _ in given}) != len(given):
@@ -124,7 +124,8 @@ def pool_page(request: HttpRequest, slug: str) -> HttpResponse:
         form = PoolForm(benchmark, initial=initial)
     pools = list(benchmark.pools.select_related("phase", "judgments")[:50])
     chosen = request.GET.get("pool", "")
-    shown = benchmark_pool(benchmark, int(chosen)) if chosen.isdigit() else next(iter(pools), None)
+    numbered = chosen.isascii() and chosen.isdigit()  # "²" is a digit too, but no int
+    shown = benchmark_pool(benchmark, int(chosen)) if numbered else next(iter(pools), None)
     context = {
         "benchmark": benchmark,
         "form": form,

@@ -171,6 +171,19 @@ def test_the_page_form_sets_the_final_runs(client, library, phase, participant):
     assert client.get("/benchmarks/library/final-runs/?phase=Nope").status_code == 404
 
 
+def test_a_priority_that_is_no_whole_number_is_refused_on_the_page(
+    client, library, phase, participant
+):
+    run = make_run(library, participant, "a", phase, 0)
+    client.force_login(participant)
+    with time_machine.travel(DURING, tick=False):
+        for text in ("²", "-1", "1.5", "one"):  # "²" is a digit to Python, but no int
+            refused = client.post("/benchmarks/library/final-runs/", {f"priority-{run.pk}": text})
+            assert refused.status_code == 400, text
+            assert "A priority is a whole number from 1" in refused.content.decode(), text
+    assert Submission.objects.get(pk=run.pk).final_priority is None
+
+
 def test_a_run_the_caller_cannot_see_is_not_named(client, library, participant, other_participant):
     """Another team's run in a hidden phase before the reveal (404 everywhere to this
     participant), and one its owner hid: marking either as final answers as for a run

@@ -208,4 +208,6 @@ def test_the_pool_form_refuses_bad_settings(client, pooled, organizer):
         assert answer.status_code == 400
     assert not Pool.objects.exists()
     assert client.get("/benchmarks/library/pool/?pool=999999").status_code == 404
+    # "²" is a digit to Python but no number: the page, as for any other non-number
+    assert client.get("/benchmarks/library/pool/?pool=²").status_code == 200
     assert client.get("/benchmarks/library/pool/999999/export.qrels").status_code == 404
