@@ -11,12 +11,13 @@ from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.http import HttpRequest
 
+from leaderboard.admin_scoping import MalformedInputRefused
 from leaderboard.models import ApiToken, Profile, Team
 from leaderboard.models.people import check_name_free
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(MalformedInputRefused, admin.ModelAdmin):
     """Superusers can see and revoke tokens; the raw token is never stored."""
 
     list_display = ["user", "name", "scope", "expires", "created", "last_used"]
@@ -39,7 +40,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
         return False
 
 
-class SuperusersOnly:
+class SuperusersOnly(MalformedInputRefused):
     """Moderation of participants' names and teams (an offensive display name, a team
     name to fix): superusers only; organizers of one benchmark see no one's account."""
 
@@ -95,7 +96,7 @@ class UsernameCheckedCreationForm(AdminUserCreationForm):
         return username
 
 
-class UsernameCheckedUserAdmin(UserAdmin):
+class UsernameCheckedUserAdmin(MalformedInputRefused, UserAdmin):
     """Django's user admin, with usernames checked like sign-up's (``check_name_free``)."""
 
     form = UsernameCheckedChangeForm

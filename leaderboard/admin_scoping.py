@@ -1,13 +1,17 @@
 """Who may see and change what in the organizers' admin: a staff user the benchmarks they
 organise and what belongs to them, a superuser everything (``OrganizerScoped``, mixed into
 each model admin); the benchmark list filter offers only the user's benchmarks; "view on
-site" leads only to what the user may view in the admin (``view_on_site``)."""
+site" leads only to what the user may view in the admin (``view_on_site``); input the
+database would refuse with a server error is refused first (``MalformedInputRefused``)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.contenttypes.views import shortcut
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 
@@ -37,7 +41,37 @@ class OrganisedBenchmarkFilter(admin.RelatedFieldListFilter):
 BENCHMARK_FILTER = ("benchmark", OrganisedBenchmarkFilter)
 
 
-class OrganizerScoped:
+class MalformedInputRefused:
+    """What the admin's pages would send to the database as is, checked first, where
+    PostgreSQL or the id column would refuse it with a server error: a null character in
+    a list's filters is refused as the admin refuses any unusable filter (the list again,
+    with its "invalid" flag), one in an autocomplete's term finds nothing, and an action
+    posted with something else than ids changes nothing and says so. The list's own
+    search box is checked by Django's search form already."""
+
+    def get_changelist_instance(self, request: HttpRequest):
+        if any("\x00" in value for _, values in request.GET.lists() for value in values):
+            raise IncorrectLookupParameters("A null character in the list's filters.")
+        return super().get_changelist_instance(request)
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str):
+        if "\x00" in search_term:
+            return queryset.none(), False
+        return super().get_search_results(request, queryset, search_term)
+
+    def response_action(self, request: HttpRequest, queryset: QuerySet):
+        try:
+            for value in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
+                self.model._meta.pk.to_python(value)
+        except ValidationError:
+            self.message_user(
+                request, "Nothing was changed: the selection was not a list of ids.", messages.ERROR
+            )
+            return None  # the list again, as after an action with nothing selected
+        return super().response_action(request, queryset)
+
+
+class OrganizerScoped(MalformedInputRefused):
     """Permissions by organisership instead of Django's per-model permissions."""
 
     benchmark_path = "benchmark"

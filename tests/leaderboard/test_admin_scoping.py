@@ -172,3 +172,39 @@ def test_view_on_site_leads_only_to_what_the_organizer_may_view(
     client.force_login(root)
     theirs_page = client.get(f"/admin/r/{benchmark_type}/{theirs.pk}/")
     assert theirs_page.status_code == 302 and theirs_page["Location"].endswith("/benchmarks/zebra/")
+
+
+def test_malformed_filters_terms_and_selections_are_refused_not_server_errors(
+    client, organizer, two_benchmarks, django_user_model
+):
+    """PostgreSQL refuses a null character in a query and the id column a selection that
+    is no id: the admin answers as for an unusable filter or an empty selection."""
+    mine, _ = two_benchmarks
+    client.force_login(organizer)
+    for url in (
+        "/admin/leaderboard/submission/?status__exact=%00",
+        "/admin/leaderboard/submission/?run_name=a%00b",
+        "/admin/leaderboard/informationneed/?need_id=%00",
+    ):
+        refused = client.get(url)
+        assert refused.status_code == 302 and refused["Location"].endswith("/?e=1"), url
+    autocomplete = client.get(
+        "/admin/autocomplete/?app_label=leaderboard&model_name=submission"
+        "&field_name=benchmark&term=a%00"
+    )
+    assert autocomplete.status_code == 200 and autocomplete.json()["results"] == []
+    run = Submission.objects.get(benchmark=mine)
+    for selection in (["abc"], [str(run.pk), "\x00"]):
+        answer = client.post(
+            "/admin/leaderboard/submission/",
+            {"action": "hide", "_selected_action": selection},
+            follow=True,
+        )
+        assert answer.status_code == 200, selection
+        assert "the selection was not a list of ids" in answer.content.decode()
+    assert not Submission.objects.get(pk=run.pk).is_hidden
+    root = django_user_model.objects.create_superuser("root", password="pw-root-123")
+    client.force_login(root)
+    for url in ("/admin/auth/user/?username=%00", "/admin/leaderboard/team/?name=%00"):
+        refused = client.get(url)
+        assert refused.status_code == 302 and refused["Location"].endswith("/?e=1"), url
