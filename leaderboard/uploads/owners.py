@@ -33,7 +33,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from leaderboard.models import Submission
+from leaderboard.models import Submission, utc_day_start
 from leaderboard.pages.shortcuts import problem_page
 from leaderboard.pipeline.tasks import health_changed, queue_comparisons
 from leaderboard.reading.visibility import Problem, visible_submission
@@ -138,7 +138,10 @@ def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         health_changed(run.benchmark)
         messages.success(request, spec.done.format(name=name))
         return redirect(run)
-    used = Submission.objects.for_benchmark(run.benchmark).counted_today(request.user)
+    # The day's count the submit form shows; a run of another day or phase is not in it.
+    quota = run.benchmark.quota(request.user)
+    phase = quota.window.phase
+    in_today = run.created >= utc_day_start() and run.phase_id == (phase.pk if phase else None)
     context = {
         "run": run,
         "benchmark": run.benchmark,
@@ -146,7 +149,7 @@ def confirm_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         "action": action,
         "title": spec.title.format(name=name),
         "button": spec.button,
-        "used_today": used,
+        "quota": quota if in_today else None,
         "is_participant": run.is_submitted_by(request.user),
     }
     return render(

@@ -7,6 +7,7 @@ are the pipeline's own.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 
@@ -15,8 +16,9 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import timezone
 
-from leaderboard.models import Comparison, Submission
+from leaderboard.models import Comparison, Phase, Submission
 from leaderboard.pipeline.loading import load_judgments
 from leaderboard.pipeline.scoring import run_scoring, score
 from leaderboard.reading.boards import build_leaderboard
@@ -210,6 +212,36 @@ def test_the_withdraw_page_says_it_is_final_and_keeps_the_day_slot(client, runs,
     html = client.get(urls(runs[0])["withdraw"]).content.decode()
     assert "Withdrawing is final." in html
     assert "still counts against the day's limit of 3 (you have used 2 today, UTC)" in html
+
+
+def test_the_withdraw_page_counts_the_day_as_the_open_phase_does(
+    client, library, upload, participant
+):
+    """In a campaign the day's limit and count are the open phase's, as on the submit
+    form, and a run of a closed phase is in no count of today."""
+    now = timezone.now()
+    old = Phase.objects.create(
+        benchmark=library, name="Dev", opens=now - dt.timedelta(days=2), closes=now
+    )
+    Phase.objects.create(
+        benchmark=library,
+        name="Test",
+        opens=now,
+        closes=now + dt.timedelta(days=1),
+        daily_limit=2,
+    )
+    a = upload(participant, RUN_A, "system-A")
+    c = upload(participant, RUN_C, "system-C")
+    Submission.objects.filter(pk=c.pk).update(phase=old)
+    client.force_login(participant)
+    html = client.get(urls(a)["withdraw"]).content.decode()
+    assert (
+        "still counts against the day's limit of 2 in the phase Test (you have used 1 today, UTC)"
+        in html
+    )
+    html = client.get(urls(c)["withdraw"]).content.decode()
+    assert "Neither hiding nor withdrawing gives back a submission." in html
+    assert "still counts against" not in html
 
 
 # --- Hiding ------------------------------------------------------------------------------
