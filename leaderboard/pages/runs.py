@@ -49,6 +49,13 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
         return problem_page(request, problem, benchmark)
     scores_note = run.scores_note(request.user)
     result = None if scores_note else lens.result(run)
+    # The line over the run says when this run's scores were stored, not the board's
+    # (set again once the compare links have built the board, which sets the board's).
+    if scores_note:
+        scored_at = run.finished if run.status == Submission.Status.SCORED else None
+    else:
+        scored_at = result.created if result else None
+    lens.scored_at = scored_at
     author, team = shown_names(run, request.user)
     context = {
         "run": run,
@@ -90,6 +97,7 @@ def submission(request: HttpRequest, pk: int) -> HttpResponse:
             ("eleven", {"download": 1}),
         )
     }
+    lens.scored_at = scored_at
     return validated(request, render(request, "leaderboard/submission.html", context), lens)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
@@ -92,6 +93,7 @@ def test_live_status_for_queued_runs_and_failure_reason(client, library, demo_us
     assert f'data-status-url="{reverse("submission_status", args=[queued.pk])}"' in html
     assert "js/status.js" in html and "Waiting for a worker" in html
     assert "Summary over" not in html
+    assert "Judgments v1, not scored yet" in html  # not the board's newest scoring
     # Stored while the broker was down: the outbox sends it later, and the page says so.
     Submission.objects.filter(pk=queued.pk).update(sent_at=None)
     html = client.get(reverse("submission", args=[queued.pk])).content.decode()
@@ -111,6 +113,13 @@ def test_live_status_for_queued_runs_and_failure_reason(client, library, demo_us
     # A run without results: its CSV is a clear 404, not a server error.
     response = client.get(reverse("submission_csv", args=[failed.pk]))
     assert response.status_code == 404 and "no scores yet" in response.content.decode()
+
+
+def test_the_run_page_says_when_this_run_was_scored(client, library):
+    run = Submission.objects.get(run_name="system-A")
+    at = dt.datetime(2020, 1, 2, 3, 4, tzinfo=dt.UTC)
+    Result.objects.filter(submission=run).update(created=at)
+    assert "Judgments v1, scored 2020-01-02 03:04 UTC" in page(client, "system-A")
 
 
 def test_unknown_run_is_404(client, db):
