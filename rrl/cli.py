@@ -37,6 +37,7 @@ from rrl.output import print_phase as _print_phase
 from rrl.output import print_summary as _print_summary
 from rrl.output import print_table as _print_table
 from rrl.output import print_warnings as _print_warnings
+from rrl.output import utc as _utc
 
 __all__ = ["main"]
 
@@ -310,7 +311,7 @@ def final(client, args, path) -> int:
     _print_table(("priority", "run", "id", "as"), rows)
     if answer["closes"]:
         state = "change until" if answer["open"] else "closed at"
-        print(f"Final runs {state} {answer['closes']}")
+        print(f"Final runs {state} {_utc(answer['closes'])}")
     return 0
 
 

@@ -31,7 +31,7 @@ def _when(stamp: str) -> dt.datetime:
     return dt.datetime.fromisoformat(stamp)
 
 
-def _utc(stamp: str) -> str:
+def utc(stamp: str) -> str:
     """An API time (ISO 8601) as a person reads it, in UTC to the minute."""
     return _when(stamp).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
@@ -43,15 +43,15 @@ def phase_line(benchmark: dict, now: dt.datetime | None = None) -> str:
     phases = benchmark.get("phases") or []
     current = next((p for p in phases if p["name"] == benchmark.get("current_phase")), None)
     if current is not None:
-        return f"Phase {current['name']} is open until {_utc(current['closes'])}."
+        return f"Phase {current['name']} is open until {utc(current['closes'])}."
     now = now or dt.datetime.now(dt.UTC)
     upcoming = [p for p in phases if _when(p["opens"]) > now]
     if upcoming:
         first = min(upcoming, key=lambda p: _when(p["opens"]))
-        return f"Submissions are closed; phase {first['name']} opens at {_utc(first['opens'])}."
+        return f"Submissions are closed; phase {first['name']} opens at {utc(first['opens'])}."
     if phases:
         last = max(phases, key=lambda p: _when(p["closes"]))
-        return f"Submissions are closed: phase {last['name']} closed at {_utc(last['closes'])}."
+        return f"Submissions are closed: phase {last['name']} closed at {utc(last['closes'])}."
     return ""
 
 

@@ -54,7 +54,8 @@ def test_rrl_final_sets_and_shows_the_final_runs(rrl, library, participant, caps
         assert "in the phase Test (at most 3)" in out
         assert out.index(" b ") < out.index(" a ")
         assert rrl(participant, "final", "--benchmark", "library") == 0
-        assert "chosen" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "chosen" in out and "Final runs change until 2026-07-20 12:00 UTC" in out
     assert [r.final_priority for r in Submission.objects.order_by("run_name")] == [2, 1]
     with time_machine.travel(CLOSES + dt.timedelta(hours=1), tick=False):
         assert rrl(participant, "final", str(a.pk)) == 1
