@@ -216,6 +216,8 @@ def test_my_runs_lists_only_my_runs(client, library, participant, other_particip
     post_run(client, RUN_B, run_name="alices-run")
     text = client.get("/accounts/runs/").content.decode()
     assert "alices-run" in text and "bobs-run" not in text
+    run = Submission.objects.get(run_name="alices-run")
+    assert f"{run.created:%Y-%m-%d %H:%M} UTC</time>" in text  # the time says its zone
 
 
 def test_sign_up_logs_in_and_bad_sign_up_is_a_400(client, db):
