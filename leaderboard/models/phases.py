@@ -182,12 +182,12 @@ class Phase(models.Model):
             )
         for limit, runs, who, resets in checks:
             if limit is not None and runs.count() >= limit:
-                when = "today (UTC)" if resets else "in this phase"
-                return LimitReached(
-                    f"{who} used all {limit} submissions {when} of the phase {self.name}.",
-                    limit,
-                    resets,
-                )
+                text = f"{who} used all {limit} submissions"
+                if resets:
+                    text += f" today of the phase {self.name}; the count resets at {utc(resets)}."
+                else:
+                    text += f" of the phase {self.name}."
+                return LimitReached(text, limit, resets)
         return None
 
 
@@ -220,10 +220,12 @@ class Window:
             return self.phase.limit_reached(user, team, now)
         used = Submission.objects.for_benchmark(benchmark).counted_today(user)
         if used >= benchmark.daily_limit:
+            resets = utc_day_start(now) + dt.timedelta(days=1)
             return LimitReached(
-                f"You have used all {benchmark.daily_limit} submissions for today (UTC).",
+                f"You have used all {benchmark.daily_limit} submissions for today; "
+                f"the count resets at {utc(resets)}.",
                 benchmark.daily_limit,
-                utc_day_start(now) + dt.timedelta(days=1),
+                resets,
             )
         return None
 

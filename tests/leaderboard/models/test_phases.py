@@ -193,9 +193,22 @@ def test_a_phase_bounds_runs_per_participant_and_team(client, campaign, particip
     assert refused.status_code == 429
     assert "Retry-After" not in refused  # a limit on the whole phase does not reset
     assert refused.json()["details"]["limit"] == 2
-    assert (
-        "Your team has used all 2 submissions in this phase of the phase Test"
-        in (refused.json()["error"])
+    assert refused.json()["error"] == "Your team has used all 2 submissions of the phase Test."
+
+
+def test_a_phase_day_limit_says_when_it_resets(client, campaign, participant):
+    """At 23:59 UTC the refusal says the count resets in a minute, in UTC."""
+    phase = Phase.objects.get(name="Test")
+    phase.daily_limit = 1
+    phase.save()
+    client.force_login(participant)
+    with time_machine.travel(TEST_OPENS + dt.timedelta(hours=23, minutes=58), tick=False):
+        assert post_form(client, run(1)).status_code == 302
+        refused = post_api(client, participant, run(2))
+    assert refused.status_code == 429
+    assert refused.json()["error"] == (
+        "You have used all 1 submissions today of the phase Test; "
+        "the count resets at 2026-07-11 00:00 UTC."
     )
 
 

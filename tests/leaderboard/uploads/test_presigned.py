@@ -193,7 +193,11 @@ def test_the_daily_limit_is_checked_again_at_confirmation(s3_library, bucket, pa
     with pytest.raises(UploadRefused) as refused:
         confirm_upload(participant, second.token)
     assert refused.value.status == 429
-    assert "You have used all 1 submissions for today (UTC)." in refused.value.messages
+    assert any(
+        m.startswith("You have used all 1 submissions for today; the count resets at ")
+        and m.endswith(" UTC.")
+        for m in refused.value.messages
+    )
     assert key not in bucket.keys()
     assert Submission.objects.count() == 1
 
