@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from leaderboard.campaigns.exports import export_response
 from leaderboard.models import Phase, set_final_runs
-from leaderboard.models.finals import limit_for, team_finals
+from leaderboard.models.finals import TeamKey, limit_for, team_finals, team_key
 from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
 from leaderboard.pages.shortcuts import problem_page
 from leaderboard.pipeline.scoring import pool_qrels
@@ -32,17 +32,18 @@ from leaderboard.reading.summaries import benchmark_for_organizers, campaign_sum
 from leaderboard.reading.visibility import Problem, visible_benchmark
 
 
-def _priorities(request: HttpRequest, run_ids: set[int]) -> list[int]:
-    """The run ids given a priority, in priority order; ValidationError for a bad one."""
+def _priorities(request: HttpRequest, teams: dict[int, TeamKey]) -> list[int]:
+    """The run ids given a priority, in priority order; ValidationError for a bad one.
+    ``teams``: each run's team (priorities count within a team)."""
     given = []
-    for run_id in run_ids:
+    for run_id in teams:
         text = request.POST.get(f"priority-{run_id}", "").strip()
         if not text:
             continue
         if not (text.isascii() and text.isdigit()) or int(text) < 1:  # "²" is a digit too
             raise ValidationError(f"A priority is a whole number from 1: {text!r} is not.")
         given.append((int(text), run_id))
-    if len({p for p, _ in given}) != len(given):
+    if len({(teams[r], p) for p, r in given}) != len(given):
         raise ValidationError("Two runs have the same priority.")
     return [run_id for _, run_id in sorted(given)]
 
@@ -60,7 +61,7 @@ def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
     error = ""
     if request.method == "POST":
         try:
-            ids = _priorities(request, {r.pk for r in seen.runs})
+            ids = _priorities(request, {r.pk: team_key(r) for r in seen.runs})
             set_final_runs(
                 benchmark, request.user, ids, now, seen.phase.name if seen.phase else None
             )
@@ -72,7 +73,15 @@ def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
     priority = {f.submission.pk: f.priority for f in seen.finals if f.chosen}
     counted = {f.submission.pk: f.priority for f in seen.finals}
     rows = [(run, priority.get(run.pk), counted.get(run.pk)) for run in seen.runs]
-    context = {"benchmark": benchmark, "seen": seen, "rows": rows, "error": error}
+    # Runs from before the participant made or joined a team are a team of one of theirs.
+    several = len({team_key(run) for run in seen.runs}) > 1
+    context = {
+        "benchmark": benchmark,
+        "seen": seen,
+        "rows": rows,
+        "error": error,
+        "several": several,
+    }
     return render(request, "campaigns/final_runs.html", context, status=400 if error else 200)
 
 

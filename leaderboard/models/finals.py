@@ -93,14 +93,14 @@ def final_runs(benchmark, phase: Phase | None) -> list[FinalRun]:
 
 
 def user_team_filter(user) -> Q:
-    """The runs of the user's current team (or, without a team, the user's own runs
-    submitted without a team)."""
+    """The runs whose final marks the user sets: those of the user's current team, and
+    the user's own runs submitted without a team (a team of one, whose only member the
+    user stays after making or joining a team)."""
     from leaderboard.models.people import Profile
 
+    alone = Q(team__isnull=True, participant=user)
     team = Profile.find(user).team
-    if team is not None:
-        return Q(team=team)
-    return Q(team__isnull=True, participant=user)
+    return Q(team=team) | alone if team is not None else alone
 
 
 def phase_for_finals(benchmark, now: dt.datetime, name: str | None = None) -> Phase | None:
@@ -136,9 +136,6 @@ def set_final_runs(
     limit = limit_for(benchmark, phase)
     if len(run_ids) != len(set(run_ids)):
         raise ValidationError("A run is listed twice.")
-    if len(run_ids) > limit:
-        where = f"the phase {phase.name}" if phase else benchmark.title
-        raise ValidationError(f"At most {limit} final runs per team in {where}.")
     team_runs = _in_phase(benchmark, phase).filter(user_team_filter(user))
     # a run the user may not see is no run to them: not named, not said to be another's
     seen = Submission.objects.visible_to(user).filter(pk__in=run_ids).values("pk")
@@ -160,10 +157,19 @@ def set_final_runs(
                 raise ValidationError(
                     f"The run {run.run_name} is {run.status}: it cannot be final."
                 )
+        # Priorities count within each team the runs were submitted under: the user's
+        # team, and the user's runs from before it as a team of one.
+        by_team: dict[TeamKey, list[int]] = {}
+        for run_id in run_ids:
+            by_team.setdefault(team_key(runs[run_id]), []).append(run_id)
+        if any(len(ids) > limit for ids in by_team.values()):
+            where = f"the phase {phase.name}" if phase else benchmark.title
+            raise ValidationError(f"At most {limit} final runs per team in {where}.")
         list(team_runs.select_for_update())  # one writer per team at a time
         team_runs.exclude(final_priority=None).update(final_priority=None)
-        for priority, run_id in enumerate(run_ids, 1):
-            Submission.objects.filter(pk=run_id).update(final_priority=priority)
+        for ids in by_team.values():
+            for priority, run_id in enumerate(ids, 1):
+                Submission.objects.filter(pk=run_id).update(final_priority=priority)
     return phase, [runs[i] for i in run_ids]
 
 

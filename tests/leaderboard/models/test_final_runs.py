@@ -184,6 +184,35 @@ def test_a_priority_that_is_no_whole_number_is_refused_on_the_page(
     assert Submission.objects.get(pk=run.pk).final_priority is None
 
 
+def test_runs_from_before_a_team_stay_their_participants_to_mark(
+    client, library, phase, participant, other_participant
+):
+    """A participant who makes or joins a team mid-phase still marks the runs submitted
+    alone (a team of one, which they still are), priorities counting within each team;
+    the new team-mate does not."""
+    phase.final_runs = 1
+    phase.save()
+    alone = make_run(library, participant, "alone", phase, 0)
+    team = Profile.of(participant).create_team("Lab")
+    Profile.of(other_participant).join_team(team.join_code)
+    together = make_run(library, participant, "together", phase, 1)
+    client.force_login(participant)
+    url = "/benchmarks/library/final-runs/"
+    with time_machine.travel(DURING, tick=False):
+        page = client.get(url).content.decode()
+        assert f'name="priority-{alone.pk}"' in page and f'name="priority-{together.pk}"' in page
+        assert "team of one" in page
+        saved = client.post(url, {f"priority-{alone.pk}": "1", f"priority-{together.pk}": "1"})
+        assert saved.status_code == 302
+        assert client.get(url).status_code == 200
+        with pytest.raises(ValidationError, match="has no run"):  # not theirs to see
+            set_final_runs(library, other_participant, [alone.pk], DURING)
+    assert names(final_runs(library, phase)) == [
+        ("alice", "alone", 1, True),
+        ("Lab", "together", 1, True),
+    ]
+
+
 def test_a_run_the_caller_cannot_see_is_not_named(client, library, participant, other_participant):
     """Another team's run in a hidden phase before the reveal (404 everywhere to this
     participant), and one its owner hid: marking either as final answers as for a run
