@@ -62,6 +62,7 @@ def test_the_tokens_page_shows_a_new_token_once_and_revokes_it(client, library, 
     assert token.sha256 == ApiToken.digest(raw) and raw not in token.sha256
     page = client.get("/accounts/tokens/").content.decode()
     assert "laptop" in page and raw not in page  # shown once only
+    assert f"{token.created:%Y-%m-%d %H:%M} UTC</time>" in page  # the time says its zone
 
     headers = {"Authorization": f"Bearer {raw}"}
     assert client.get("/api/benchmarks/", headers=headers).status_code == 200
