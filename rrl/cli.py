@@ -236,7 +236,9 @@ def runs(client, args, path) -> int:
     found = client.runs(benchmark=args.benchmark, status=args.status)
     if args.json:
         return _print_json(found)
-    rows = [(r["id"], r["benchmark"], r["run_name"], r["status"], r["submitted"]) for r in found]
+    rows = [
+        (r["id"], r["benchmark"], r["run_name"], r["status"], _utc(r["submitted"])) for r in found
+    ]
     _print_table(("id", "benchmark", "run", "status", "submitted"), rows)
     return 0
 

@@ -35,6 +35,9 @@ def site(monkeypatch, tmp_path):
         if path == "/api/tokens/":
             assert json.loads(request.content)["password"] == "secret"
             return httpx.Response(201, json={"token": "rrl_new"})
+        if path == "/api/submissions/" and request.method == "GET":
+            mine = {**run, "status": "scored", "submitted": "2026-12-05T23:59:58.123456Z"}
+            return httpx.Response(200, json={"submissions": [mine], "next": None})
         if path.endswith("/uploads/"):
             return httpx.Response(501, json={"error": "post the file", "details": {}})
         if path.endswith("/submissions/") and state["outcome"] == "duplicate":
@@ -100,6 +103,12 @@ def test_status_prints_the_measures_its_benchmark_shows(site, capsys):
     out = capsys.readouterr().out
     assert "AP    0.5000" in out and "P@10  0.2500" in out  # primary, shown
     assert "nDCG@10" not in out and "NumRet" not in out  # stored, not shown by lib
+
+
+def test_runs_prints_when_each_was_submitted_in_utc(site, capsys):
+    assert cli.main(["--url", "http://lb.test", "runs"]) == 0
+    out = capsys.readouterr().out
+    assert "2026-12-05 23:59 UTC" in out and "T23:59:58" not in out
 
 
 def test_an_id_that_no_run_can_have_is_a_usage_error_before_any_request(site, capsys):
