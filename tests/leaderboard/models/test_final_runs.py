@@ -167,6 +167,8 @@ def test_the_page_form_sets_the_final_runs(client, library, phase, participant):
     with time_machine.travel(CLOSES, tick=False):
         late = client.post(url, {f"priority-{b.pk}": "1"})
         assert late.status_code == 400 and b"closed at 2026-07-20 12:00 UTC" in late.content
+        closed = client.get(url).content.decode()
+    assert "can change until" not in closed and "closed at <time" in closed
     assert [f.submission.pk for f in final_runs(library, phase)] == [a.pk, b.pk]
     assert client.get("/benchmarks/library/final-runs/?phase=Nope").status_code == 404
 

@@ -223,10 +223,14 @@ def test_the_board_and_submit_form_show_the_phase_and_its_close(client, campaign
     assert "Submit a run" in board
     assert "Then <strong>Test</strong> opens at" in board
     assert "in the phase Development" in form
+    assert "submissions today" in form
     with time_machine.travel(TEST_CLOSES + dt.timedelta(days=1), tick=False):
         closed = client.get("/benchmarks/library/").content.decode()
+        closed_form = client.get("/benchmarks/library/submit/").content.decode()
     assert "Submissions are closed: the last phase, <strong>Test</strong>" in closed
     assert "Submit a run" not in closed
+    # no day's count that promises runs left while none is taken
+    assert "Submissions are closed" in closed_form and "submissions today" not in closed_form
 
 
 def test_the_api_lists_the_phases_and_the_quota_names_the_open_one(client, campaign, participant):
