@@ -97,28 +97,20 @@ def test_judgments_that_are_no_next_version_are_a_form_error_and_nothing_is_stor
     library.organizers.add(organizer)
     library.set_split(["atwood"])
     url = f"/admin/leaderboard/benchmark/{library.pk}/change/"
-    unassessed = SimpleUploadedFile("pool.qrels", b"atwood 0 d1 -1\nstage-plays 0 d2 -1\n")
-    data = benchmark_form(
-        slug="library",
-        title="Library",
-        qrels_file=unassessed,
-        daily_limit=7,
-        private_need_ids="atwood",
-    )
-    response = client.post(url, data)
-    assert response.status_code == 200
-    assert "pool.qrels: no pair is judged relevant" in response.content.decode()
-    no_private = SimpleUploadedFile("v2.txt", b"stage-plays 0 d2 1\n")
-    data = benchmark_form(
-        slug="library",
-        title="Library",
-        qrels_file=no_private,
-        daily_limit=7,
-        private_need_ids="atwood",
-    )
-    response = client.post(url, data)
-    assert response.status_code == 200
-    assert "v2.txt: does not judge the private need(s) atwood" in response.content.decode()
+    for name, content, refusal in (
+        ("pool.qrels", b"atwood 0 d1 -1\nstage-plays 0 d2 -1\n", "no pair is judged relevant"),
+        ("v2.txt", b"stage-plays 0 d2 1\n", "does not judge the private need(s) atwood"),
+    ):
+        data = benchmark_form(
+            slug="library",
+            title="Library",
+            qrels_file=SimpleUploadedFile(name, content),
+            daily_limit=7,
+            private_need_ids="atwood",
+        )
+        response = client.post(url, data)
+        assert response.status_code == 200
+        assert f"{name}: {refusal}" in response.content.decode()
     library.refresh_from_db()
     assert library.daily_limit == 3 and library.private_needs == ["atwood"]
     assert library.latest_judgments.version == 1
