@@ -25,6 +25,7 @@ from leaderboard.models.splits import checked_private, draw_private
 from leaderboard.pipeline.datasets import DatasetError, dataset_files
 from leaderboard.pipeline.files import chunks_of, max_uncompressed_bytes, sha256_of
 from leaderboard.pipeline.loading import check_version
+from leaderboard.pipeline.scoring import load_qrels
 
 
 class BenchmarkForm(forms.ModelForm):
@@ -182,6 +183,15 @@ class BenchmarkForm(forms.ModelForm):
         except TrecFormatError as error:
             self.add_error(field, str(error))
 
+    def _check_level(self, level: int) -> None:
+        """A level no judgment of the latest version reaches: every run would score 0."""
+        latest = self.instance.latest_judgments if self.instance.pk else None
+        grades = load_qrels(latest).relevance if latest is not None else []
+        if len(grades) and grades.max() < level:
+            highest, version = grades.max(), latest.version
+            message = f"No judgment of v{version} reaches {level} (the highest is {highest})"
+            self.add_error("relevance_level", f"{message}: every run would score 0.")
+
     def clean_judged_threshold(self) -> float:
         value = self.cleaned_data.get("judged_threshold")
         return Benchmark._meta.get_field("judged_threshold").default if value is None else value
@@ -281,6 +291,8 @@ class BenchmarkForm(forms.ModelForm):
         if qrels is not None and not self.errors:
             upload = cleaned["qrels_file"]
             self._check_judgments("qrels_file", upload, os.path.basename(upload.name), needs, qrels)
+        elif not dataset_id and "relevance_level" in self.changed_data and not self.errors:
+            self._check_level(cleaned["relevance_level"])
         files = cleaned.get("ir_datasets_files")
         if files is not None:
             limit = max_uncompressed_bytes()

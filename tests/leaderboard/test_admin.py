@@ -530,8 +530,14 @@ def test_a_change_to_how_runs_are_scored_requeues_them_as_the_api_does(
 ):
     demo.organizers.add(organizer)
     client.force_login(organizer)
+    url = f"/admin/leaderboard/benchmark/{demo.pk}/change/"
     data = benchmark_form(slug="library", title=demo.title, relevance_level=2)
+    refused = client.post(url, data)  # the demo's judgments are 0/1: every run would score 0
+    assert refused.status_code == 200
+    assert "No judgment of v1 reaches 2 (the highest is 1)" in refused.content.decode()
+    assert set(demo.submissions.values_list("status", flat=True)) == {"scored"}
+    data = benchmark_form(slug="library", title=demo.title, relevance_level=0)
     with django_capture_on_commit_callbacks(execute=False):
-        response = client.post(f"/admin/leaderboard/benchmark/{demo.pk}/change/", data, follow=True)
+        response = client.post(url, data, follow=True)
     assert "relevance_level changed: 2 runs queued for rescoring." in response.content.decode()
     assert set(demo.submissions.values_list("status", flat=True)) == {"queued"}

@@ -82,8 +82,12 @@ def test_an_organizer_changes_settings_and_a_scoring_setting_requeues_every_run(
         10,  # left out: kept
     )
 
+    # no judgment of the demo's 0/1 judgments reaches 2: every run would score 0
+    too_high = error_of(patch(client, url, {"relevance_level": 2}, headers), 400)
+    assert "No judgment of v1 reaches 2 (the highest is 1)" in too_high["error"]
+    assert set(demo.submissions.values_list("status", flat=True)) == {"scored"}
     with django_capture_on_commit_callbacks(execute=False):
-        rescored = patch(client, url, {"relevance_level": 2}, headers)
+        rescored = patch(client, url, {"relevance_level": 0}, headers)
     assert rescored.json()["rescoring"] == 2
     assert set(demo.submissions.values_list("status", flat=True)) == {"queued"}
 
