@@ -1,13 +1,12 @@
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 # The processes' environment, web and workers alike (docs/settings.md): one BLAS thread;
-# Arrow allocating from glibc's heap, as numpy does; and that heap kept rather than handed
-# back to the kernel after every array (a run's arrays up to 32 MB come from it, and up to
-# 64 MB of freed memory stays for the next): a run is checked and parsed piece by piece,
-# and each piece would otherwise fault in fresh pages.
+# Arrow allocating from glibc's heap, as numpy does; and that heap kept, not handed back
+# to the kernel: a run's arrays come from it whatever their size, and what they free stays
+# for the next run rather than being faulted in afresh.
 ENV OPENBLAS_NUM_THREADS=1 \
     ARROW_DEFAULT_MEMORY_POOL=system \
-    GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864
+    GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296
 WORKDIR /app
 # A font for the plots' PNG downloads: resvg draws text with the system's fonts, and the
 # slim image has none (the SVGs need none: the reader's browser draws their text).
