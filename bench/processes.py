@@ -1,5 +1,5 @@
 """The processes the platform benches start: the environment the image gives them, a free
-port and whether one answers, and their peak memory (Linux's /proc)."""
+port and whether one answers, and their memory (Linux's /proc)."""
 
 from __future__ import annotations
 
@@ -49,19 +49,30 @@ def _process_tree(pid: int) -> list[int]:
     return found
 
 
-def peak_memory(pid: int) -> int:
-    """The largest peak resident set (VmHWM, kB) of ``pid`` and its child processes; 0
-    where /proc cannot say."""
-    peak = 0
+def _largest(pid: int, field: str) -> int:
+    """The largest ``field`` (kB) in /proc's status of ``pid`` and its child processes;
+    0 where /proc cannot say."""
+    largest = 0
     for current in _process_tree(pid):
         try:
             status = Path(f"/proc/{current}/status").read_text()
         except OSError:
             continue
         for line in status.splitlines():
-            if line.startswith("VmHWM:"):
-                peak = max(peak, int(line.split()[1]))
-    return peak
+            if line.startswith(f"{field}:"):
+                largest = max(largest, int(line.split()[1]))
+    return largest
+
+
+def peak_memory(pid: int) -> int:
+    """The largest peak resident set (VmHWM, kB) of ``pid`` and its child processes."""
+    return _largest(pid, "VmHWM")
+
+
+def resident_memory(pid: int) -> int:
+    """The largest resident set now (VmRSS, kB) of ``pid`` and its child processes: what
+    a worker holds between tasks."""
+    return _largest(pid, "VmRSS")
 
 
 def reset_peak_memory(pid: int) -> bool:
