@@ -53,12 +53,14 @@ def positive(text: str) -> int:
     return number
 
 
+URL_HELP = "The site's address (default: RRL_URL or the last login)."
+JSON_HELP = "Print the API's JSON answer."
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="rrl", description="The leaderboard's client.")
-    top.add_argument("--url", help="The site's address (default: RRL_URL or the last login).")
-    top.add_argument(
-        "--json", action="store_true", help="Print the API's JSON answer (before the command)."
-    )
+    top.add_argument("--url", help=URL_HELP)
+    top.add_argument("--json", action="store_true", help=JSON_HELP)
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     login = commands.add_parser("login", help="Get a token and keep it in the config file.")
@@ -132,7 +134,22 @@ def parser() -> argparse.ArgumentParser:
     )
 
     organizing.add_commands(commands)
+    _take_options_after(commands)
     return top
+
+
+def _take_options_after(commands: argparse._SubParsersAction) -> None:
+    """``--url`` and ``--json`` after the command too (``rrl runs --json``), as people
+    type them: each command's copy has no default of its own (SUPPRESS), so it leaves a
+    value given before the command alone unless given again."""
+    for command in {id(sub): sub for sub in commands.choices.values()}.values():
+        command.add_argument("--url", default=argparse.SUPPRESS, help=URL_HELP)
+        command.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help=JSON_HELP
+        )
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _take_options_after(action)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -208,3 +208,23 @@ def test_board_compare_and_results_ask_for_a_version_and_needs_and_print_them(mo
         assert cli.main(["--url", "http://lb.test", *command, *flags]) == 0
         assert "Judgments v1, public needs" in capsys.readouterr().out.splitlines()
     assert asked == [{"judgments": "1", "needs": "public"}] * 3
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--json", "--url", "http://lb.test", "status", "5"],
+        ["--url", "http://lb.test", "status", "5", "--json"],
+        ["status", "5", "--url", "http://lb.test", "--json"],
+        ["status", "--json", "5", "--url", "http://lb.test"],
+    ],
+)
+def test_url_and_json_are_taken_before_or_after_the_command(site, capsys, argv):
+    assert cli.main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["run_name"] == "bm25"
+
+
+def test_json_after_a_command_of_a_command_is_taken_too():
+    args = cli.parser().parse_args(["phase", "list", "robust04", "--json"])
+    assert args.json is True and args.url is None
+    assert cli.parser().parse_args(["--url", "http://a", "runs"]).url == "http://a"
