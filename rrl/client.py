@@ -107,16 +107,19 @@ class Client(OrganizerCalls):
         if not self._direct:
             return None
 
-        def start() -> httpx.Response:  # a lost answer leaves an unconfirmed upload: it expires
+        started = f"{key}.start"  # a retry after a lost answer gets the same upload
+
+        def start() -> httpx.Response:
             return self._request(
                 "POST",
                 f"/api/benchmarks/{benchmark}/uploads/",
                 json={"file_name": file_name, "size": len(data), **fields},
+                headers={"Idempotency-Key": started},
                 retry=False,
             )
 
         try:
-            upload = self._retrying(start).json()
+            upload = self._retrying(start, started).json()
         except ApiError as error:
             if error.status in (404, 405, 501):  # no bucket here, or a site without the route
                 self._direct = error.status == 404  # a 404 may be the benchmark's alone

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import UnreadablePostError
@@ -89,27 +90,7 @@ class Submit(ApiView):
     )
     def post(self, request: Request, slug: str) -> Response:
         benchmark = visible_benchmark(request, slug)
-        key = request.headers.get("Idempotency-Key")
-        if key is None:
-            return self.submit(request, benchmark)
-        if not KEY_PATTERN.fullmatch(key):
-            raise ApiError(400, "The Idempotency-Key must be 1 to 255 visible ASCII characters.")
-        row, first = IdempotencyKey.claim(request.user, key, request.path)
-        if not first:
-            return replay(request, row)
-        try:
-            response = self.submit(request, benchmark)
-        except ApiError as error:
-            if error.status_code in KEPT:
-                row.answer(error.status_code, error_body(error.message, error.details))
-            else:
-                row.release()
-            raise
-        except BaseException:
-            row.release()
-            raise
-        row.answer(response.status_code, response.data, response["Location"])
-        return response
+        return idempotent(request, lambda: self.submit(request, benchmark))
 
     def submit(self, request: Request, benchmark: Benchmark) -> Response:
         try:
@@ -124,6 +105,32 @@ class Submit(ApiView):
             location = reverse("api_submission", args=[outcome.submission.pk])
             return Response(data, status=201, headers={"Location": location})
         raise refusal(request, benchmark, outcome)
+
+
+def idempotent(request: Request, answer: Callable[[], Response]) -> Response:
+    """``answer()``, or, for a request whose ``Idempotency-Key`` was seen before, the
+    first request's answer again (or a 409 while it is still being answered)."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return answer()
+    if not KEY_PATTERN.fullmatch(key):
+        raise ApiError(400, "The Idempotency-Key must be 1 to 255 visible ASCII characters.")
+    row, first = IdempotencyKey.claim(request.user, key, request.path)
+    if not first:
+        return replay(request, row)
+    try:
+        response = answer()
+    except ApiError as error:
+        if error.status_code in KEPT:
+            row.answer(error.status_code, error_body(error.message, error.details))
+        else:
+            row.release()
+        raise
+    except BaseException:
+        row.release()
+        raise
+    row.answer(response.status_code, response.data, response.get("Location", ""))
+    return response
 
 
 def replay(request: Request, row: IdempotencyKey | None) -> Response:

@@ -10,6 +10,9 @@ bucket (``leaderboard/uploads/presigned.py`` does the work).
    confirmation sent twice). Every refusal keeps ``UploadRefused``'s status: 409 while
    nothing was PUT yet, 410 once expired, 400/413/429 for what the form refuses.
 
+A start sent with an ``Idempotency-Key`` is answered once: a retry after a lost answer
+gets the same upload, as a submit's retry gets the same run.
+
 Their serializers live here (as the comparisons' do in ``compare``).
 """
 
@@ -29,6 +32,7 @@ from leaderboard.api.base import ApiView
 from leaderboard.api.errors import ApiError
 from leaderboard.api.schema import errors
 from leaderboard.api.serializers import absolute
+from leaderboard.api.submit import IDEMPOTENCY_KEY, idempotent
 from leaderboard.models import RUN_NAME_RE, run_name_validator
 from leaderboard.reading.visibility import visible_benchmark
 from leaderboard.uploads.presigned import UploadRefused, confirm_upload, start_upload
@@ -83,15 +87,25 @@ class StartUpload(ApiView):
         summary="Start a presigned upload of a run (when files live in a bucket)",
         description="PUT the file's bytes to `url` with `headers` before `expires`, then "
         "POST to `confirm_url`. 501 when the site keeps files on its own disk: submit the "
-        "file to `/api/benchmarks/<slug>/submissions/` then.",
+        "file to `/api/benchmarks/<slug>/submissions/` then. A retry with the first "
+        "request's `Idempotency-Key` gets the same upload.",
         request=PresignedRequestSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         responses={
             201: PresignedUploadSerializer,
-            **errors(400, 401, 403, 404, 413, 415, 429, 501, 503),
+            **errors(400, 401, 403, 404, 409, 413, 415, 429, 501, 503),
+            422: OpenApiResponse(
+                s.ErrorSerializer, description="The Idempotency-Key was used on another request."
+            ),
         },
     )
     def post(self, request: Request, slug: str) -> Response:
         benchmark = visible_benchmark(request, slug)
+        # A retry whose first answer was lost gets that upload again, not a second one
+        # holding one of the day's open uploads until it expires.
+        return idempotent(request, lambda: self.start(request, benchmark))
+
+    def start(self, request: Request, benchmark) -> Response:
         body = PresignedRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:

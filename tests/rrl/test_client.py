@@ -56,10 +56,13 @@ def test_a_lost_answer_when_asking_for_or_confirming_a_direct_upload_is_asked_ag
     """Starting a presigned upload and confirming it are sent again after a lost answer
     (a confirmation sent twice gives the same run), as the form upload is."""
     calls: list[str] = []
+    keys: list[str | None] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         path = request.url.path
         calls.append(f"{request.method} {request.url.host}{path}")
+        if path.endswith("/uploads/"):
+            keys.append(request.headers.get("Idempotency-Key"))
         if path.endswith("/uploads/") and calls.count(calls[-1]) == 1:
             raise httpx.ReadTimeout("the answer was lost")
         if path.endswith("/uploads/"):
@@ -86,6 +89,8 @@ def test_a_lost_answer_when_asking_for_or_confirming_a_direct_upload_is_asked_ag
         "POST lb.test/api/uploads/t1/confirm/",
         "POST lb.test/api/uploads/t1/confirm/",
     ]
+    # the retried start carries the first one's key: the site answers the same upload
+    assert len(keys) == 2 and keys[0] and keys[0] == keys[1]
 
 
 def test_errors_carry_the_servers_json_and_a_409_names_the_existing_run():

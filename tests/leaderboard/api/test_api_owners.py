@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import requests
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import Comparison, PendingUpload, Submission
 from tests.leaderboard.api.test_api import RUN_B, bearer, error_of, upload, variant
@@ -295,3 +296,31 @@ def test_the_owner_unhides_their_own_hide_and_others_may_do_neither(
     )
     run.refresh_from_db()
     assert not run.is_hidden
+
+
+def test_a_retried_start_with_its_key_gets_the_same_upload_not_a_second(
+    client, bucket, library, participant
+):
+    """A start whose answer was lost, sent again with its Idempotency-Key, must not hold
+    a second of the day's open uploads (with a daily limit of 1 the retry was a 429
+    until the first expired)."""
+    library.daily_limit = 1
+    library.save()
+    headers = {**bearer(participant), "Idempotency-Key": "start-1"}
+    body = {"file_name": "run-B.txt", "size": len(RUN_B), "run_name": "direct"}
+    first = client.post(
+        "/api/benchmarks/library/uploads/", body, content_type="application/json", headers=headers
+    )
+    again = client.post(
+        "/api/benchmarks/library/uploads/", body, content_type="application/json", headers=headers
+    )
+    assert first.status_code == again.status_code == 201, again.content
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json()["token"] == first.json()["token"]
+    assert PendingUpload.objects.filter(participant=participant).count() == 1
+    other = client.post(
+        "/api/benchmarks/library/submissions/",
+        {"file": SimpleUploadedFile("run-B.txt", RUN_B)},
+        headers=headers,
+    )
+    assert other.status_code == 422  # the key belongs to the start
