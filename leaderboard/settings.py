@@ -45,6 +45,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "leaderboard.uploads.middleware.RequestStartMiddleware",  # first: before any body is read
+    "leaderboard.error_pages.DatabaseDownMiddleware",  # a view without its database: a 503
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",

@@ -81,3 +81,72 @@ def site_handler500():
     from django.utils.module_loading import import_string
 
     return import_string(site.handler500)
+
+
+# --- The database not answering: a 503, not a 500 ---------------------------------------
+# No ``db`` fixture: the 503 must not need the database it reports missing.
+
+DOWN = "The site's database is not answering; try again in a few minutes."
+
+
+def one_log_line(caplog, path: str, error: str) -> str:
+    """The one line the operator gets: the path and the error, no traceback."""
+    records = [r for r in caplog.records if r.name == "django.request"]
+    assert len(records) == 1, [r.getMessage() for r in records]
+    assert records[0].levelname == "ERROR" and records[0].exc_info is None
+    line = records[0].getMessage()
+    assert f"Service Unavailable: {path}: the database is not answering ({error}" in line
+    assert "\n" not in line
+    return line
+
+
+def test_a_refused_connection_answers_the_503_page(client, caplog):
+    response = client.get("/test-errors/database/refused/")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "60"
+    assert "no-cache" in response["Cache-Control"]
+    text = page(response)
+    assert "<h1>The site's database is not answering</h1>" in text
+    assert DOWN in text
+    assert "Log out" not in text and "Log in" not in text  # no user: it needs the database
+    line = one_log_line(caplog, "/test-errors/database/refused/", "OperationalError")
+    assert "Connection refused" in line
+
+
+@pytest.mark.parametrize("sqlstate", ["refused", "closed", "57P01", "57P03", "53300", "08006"])
+def test_under_api_the_503_is_json(client, caplog, sqlstate):
+    """Refused, lost, shutting down, starting up, too many clients, connection failure."""
+    response = client.get(f"/api/test-errors/database/{sqlstate}/")
+    assert response.status_code == 503
+    assert response["Content-Type"] == "application/json"
+    assert response["Retry-After"] == "60"
+    assert response.json() == {"error": DOWN, "details": {"retry_after": 60}}
+    error = "InterfaceError" if sqlstate == "closed" else "OperationalError"
+    one_log_line(caplog, f"/api/test-errors/database/{sqlstate}/", error)
+
+
+@pytest.mark.parametrize("sqlstate", ["57014", "40P01"])
+def test_a_query_the_database_refused_is_still_a_bug(sqlstate):
+    """A cancelled statement or a deadlock: the database answered; a 500, as any bug."""
+    client = Client(raise_request_exception=False)
+    response = client.get(f"/test-errors/database/{sqlstate}/")
+    assert response.status_code == 500 and "Retry-After" not in response
+    assert "<h1>Something went wrong on our side</h1>" in page(response)
+    api = client.get(f"/api/test-errors/database/{sqlstate}/")
+    assert api.status_code == 500 and api["Content-Type"] == "application/json"
+
+
+def test_a_refused_connection_outside_a_view_answers_503(settings, caplog):
+    """Raised in a middleware: Django's handler500 answers, with the same 503."""
+    settings.MIDDLEWARE = [
+        *settings.MIDDLEWARE,
+        "tests.leaderboard.error_urls.refused_before_the_view",
+    ]
+    client = Client(raise_request_exception=False)
+    response = client.get("/")
+    assert response.status_code == 503 and response["Retry-After"] == "60"
+    assert DOWN in page(response)
+    api = client.get("/api/benchmarks/")
+    assert api.status_code == 503 and api.json()["error"] == DOWN
+    records = [r.getMessage() for r in caplog.records if r.name == "django.request"]
+    assert len(records) == 2 and all("the database is not answering" in r for r in records)
