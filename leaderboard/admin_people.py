@@ -1,10 +1,13 @@
 """The participants' side of the Django admin, for superusers: API tokens (seen and
-revoked, never shown), display names and teams (moderated), and Django's user admin with
-usernames checked against every other name (``check_name_free``). Registered when
+revoked, never shown), display names and teams (moderated), Django's user admin with
+usernames checked against every other name (``check_name_free``), and django-axes' lists
+of log-in attempts with null characters in their filters refused. Registered when
 ``leaderboard.admin`` imports it."""
 
 from __future__ import annotations
 
+from axes import admin as axes_admin
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
@@ -105,3 +108,28 @@ class UsernameCheckedUserAdmin(MalformedInputRefused, UserAdmin):
 
 admin.site.unregister(get_user_model())
 admin.site.register(get_user_model(), UsernameCheckedUserAdmin)
+
+
+# --- Log-in attempts: django-axes' lists, their filters checked like the platform's ----
+
+
+class AccessAttemptAdmin(MalformedInputRefused, axes_admin.AccessAttemptAdmin):
+    pass
+
+
+class AccessLogAdmin(MalformedInputRefused, axes_admin.AccessLogAdmin):
+    pass
+
+
+class AccessFailureLogAdmin(MalformedInputRefused, axes_admin.AccessFailureLogAdmin):
+    pass
+
+
+for model, model_admin in (
+    (AccessAttempt, AccessAttemptAdmin),
+    (AccessLog, AccessLogAdmin),
+    (AccessFailureLog, AccessFailureLogAdmin),
+):
+    if admin.site.is_registered(model):  # django-axes registers them unless AXES_ENABLE_ADMIN=False
+        admin.site.unregister(model)
+        admin.site.register(model, model_admin)

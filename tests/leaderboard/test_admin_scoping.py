@@ -9,6 +9,7 @@ other benchmark's title or those usernames. Superusers still see everything.
 from __future__ import annotations
 
 import pytest
+from axes.models import AccessAttempt
 from django.contrib.contenttypes.models import ContentType
 
 from leaderboard.models import Benchmark, InformationNeed, Judgments, Submission
@@ -208,3 +209,21 @@ def test_malformed_filters_terms_and_selections_are_refused_not_server_errors(
     for url in ("/admin/auth/user/?username=%00", "/admin/leaderboard/team/?name=%00"):
         refused = client.get(url)
         assert refused.status_code == 302 and refused["Location"].endswith("/?e=1"), url
+
+
+def test_null_characters_in_the_log_in_attempts_lists_are_refused(client, django_user_model):
+    """django-axes' lists (superusers): a null character in a filter or the search is
+    refused as an unusable filter, as in the platform's own lists; the lists still work."""
+    AccessAttempt.objects.create(
+        username="alice", ip_address="203.0.113.9", user_agent="curl", failures_since_start=3
+    )
+    client.force_login(django_user_model.objects.create_superuser("root", password="pw-root-123"))
+    for model in ("accessattempt", "accesslog", "accessfailurelog"):
+        listed = client.get(f"/admin/axes/{model}/")
+        assert listed.status_code == 200, model
+        for query in ("username=a%00b", "ip_address=%00", "path_info__exact=%00", "q=a%00"):
+            refused = client.get(f"/admin/axes/{model}/?{query}")
+            assert refused.status_code == 302, (model, query)
+            assert refused["Location"].endswith("/?e=1"), (model, query)
+    found = client.get("/admin/axes/accessattempt/?q=alice&locked_out=no")
+    assert found.status_code == 200 and "203.0.113.9" in found.content.decode()
