@@ -1,5 +1,5 @@
-"""PostgreSQL stopped under a running site: every page, the API, an upload and the probe
-answer 503 (``Retry-After``, the message; JSON under /api/), never 500, and the log gets
+"""PostgreSQL stopped under a running site: every page, the API, uploads, a log-in and the
+probe answer 503 (``Retry-After``, the message; JSON under /api/), never 500, and the log gets
 one line per request; once it is back the same web process serves again. Before that,
 the cache's Redis stopped: pages and the API still render.
 
@@ -139,13 +139,18 @@ def test_pages_api_and_uploads_answer_503_while_postgres_is_down(tmp_path):
             headers=token,
         )
         assert api_upload.status_code == 503 and api_upload.json()["error"] == DOWN
+        login = site.post(
+            "/accounts/login/",
+            data={"username": "alice", "password": "pw-alice-123", "csrfmiddlewaretoken": csrf},
+        )
+        assert login.status_code == 503 and DOWN in login.text
         # The probe says which service is down, to the public and to the operator alike.
         for headers in ({}, {"X-Forwarded-For": "203.0.113.9"}):
             probe = site.get("/health/", headers=headers)
             assert probe.status_code == 503
             assert probe.json()["status"] == "failing"
             assert probe.json()["checks"]["database"]["ok"] is False
-        requests = len(PAGES) + 2 + len(API) + 2
+        requests = len(PAGES) + 2 + len(API) + 3  # and the two uploads, the log-in
         with open(log_path, encoding="utf-8", errors="replace") as log:
             log.seek(logged)
             lines = log.read().splitlines()
