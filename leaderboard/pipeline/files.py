@@ -6,8 +6,10 @@ outside this module asks a stored file for its local path: readers get one from
 ``local_copy`` (the file itself on local disk; a temporary copy streamed from the
 bucket, deleted afterwards, on failure too), writers go through ``save`` and
 ``discard``, and presigned uploads never confirmed are swept by
-``discard_expired_uploads``. A file store that does not answer raises ``StorageUnavailable`` (worth
-retrying), a missing file ``FileNotFoundError`` (not worth it).
+``discard_expired_uploads``. A deleted row's files go with it (``discard_with_rows``):
+once the deletion commits, each of them that no other row names is discarded. A file
+store that does not answer raises ``StorageUnavailable`` (worth retrying), a missing
+file ``FileNotFoundError`` (not worth it).
 
 Also here: the content hash that names a run or a judgments file, and the size a file
 may expand to (``MAX_UNCOMPRESSED_MB``), which every read of an uploaded file passes to
@@ -17,6 +19,7 @@ the engine's readers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import shutil
@@ -25,10 +28,13 @@ from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 from botocore.exceptions import BotoCoreError, ClientError
+from django.apps import apps
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import Storage
+from django.db import models, transaction
 from django.db.models.fields.files import FieldFile
+from django.db.models.signals import post_delete
 
 from leaderboard.models import PendingUpload, Submission
 
@@ -160,3 +166,68 @@ def discard_expired_uploads(now=None) -> int:
     if expired:
         log.info("discarded %d expired presigned uploads", len(expired))
     return len(expired)
+
+
+def _file_fields(model: type[models.Model]) -> list[str]:
+    return [f.name for f in model._meta.concrete_fields if isinstance(f, models.FileField)]
+
+
+def _holders() -> list[tuple[type[models.Model], list[str]]]:
+    """Every model of the platform with stored files, and its ``FileField``s."""
+    config = apps.get_app_config("leaderboard")
+    return [(model, fields) for model in config.get_models() if (fields := _file_fields(model))]
+
+
+def stored_files(row: models.Model) -> list[tuple[Storage, str]]:
+    """The stored files a row names: each of its ``FileField``s that holds one, and a
+    presigned upload's object."""
+    if isinstance(row, PendingUpload):
+        return [(Submission._meta.get_field("file").storage, row.key)] if row.key else []
+    return [
+        (field.storage, getattr(row, field.name).name)
+        for field in (row._meta.get_field(name) for name in _file_fields(type(row)))
+        if getattr(row, field.name).name
+    ]
+
+
+def names_in_use(names: Iterable[str]) -> set[str]:
+    """Those of ``names`` a row's ``FileField`` still holds: a judgments part holds its
+    version's file, and a confirmed presigned upload's run the upload's object.
+
+    A presigned upload's ``key`` holds nothing here: the upload's row outlives its run
+    (its ``submission`` set to null), and must not keep the deleted run's object."""
+    names = set(names)
+    used: set[str] = set()
+    for model, fields in _holders():
+        named = functools.reduce(
+            lambda q, field: q | models.Q(**{f"{field}__in": names}), fields, models.Q()
+        )
+        for row in model._base_manager.filter(named).values_list(*fields):
+            used.update(row)
+    return used & names
+
+
+def discard_unused(files: list[tuple[Storage, str]]) -> None:
+    """``discard`` each stored file that no row names any more."""
+    used = names_in_use(name for _, name in files)
+    for storage, name in files:
+        if name not in used:
+            discard(storage, name)
+
+
+def _row_deleted(sender, instance: models.Model, using: str, **kwargs) -> None:
+    # Checked once the deletion commits: a cascade deletes a judgments version's parts
+    # and the version in one transaction, and a rollback must delete nothing.
+    files = stored_files(instance)
+    if files:
+        transaction.on_commit(functools.partial(discard_unused, files), using=using, robust=True)
+
+
+def discard_with_rows() -> None:
+    """Delete a row's stored files when the row is deleted, however (a ``delete()``, a
+    QuerySet's, a cascade), once the deletion commits and only those no other row
+    names; best effort (``discard``). Connected when the app is ready."""
+    for model in [PendingUpload, *(model for model, _ in _holders())]:
+        post_delete.connect(
+            _row_deleted, sender=model, weak=False, dispatch_uid=f"discard-{model._meta.label}"
+        )
