@@ -215,12 +215,32 @@ def discard_unused(files: list[tuple[Storage, str]]) -> None:
             discard(storage, name)
 
 
-def _row_deleted(sender, instance: models.Model, using: str, **kwargs) -> None:
-    # Checked once the deletion commits: a cascade deletes a judgments version's parts
-    # and the version in one transaction, and a rollback must delete nothing.
+def _row_deleted(sender, instance: models.Model, using: str, origin=None, **kwargs) -> None:
+    """Queue the row's files for ``discard_unused`` once the deletion commits: checked
+    then, after the whole cascade (a judgments version's parts go with it), and never
+    when it is rolled back. The rows one ``delete()`` takes (``origin``) are checked
+    together: their files join its callback while that is the transaction's last, in
+    the same savepoints (so it runs, or is dropped, exactly as a new one would be)."""
     files = stored_files(instance)
-    if files:
-        transaction.on_commit(functools.partial(discard_unused, files), using=using, robust=True)
+    if not files:
+        return
+    connection = transaction.get_connection(using)
+    if connection.in_atomic_block and connection.run_on_commit:
+        savepoints, last, _ = connection.run_on_commit[-1]
+        if (
+            origin is not None
+            and getattr(last, "origin", None) is origin
+            and savepoints == set(connection.savepoint_ids)
+        ):
+            last.files.extend(files)
+            return
+
+    def discard_deleted_files() -> None:  # a function: Django logs a robust one by name
+        discard_unused(discard_deleted_files.files)
+
+    discard_deleted_files.origin = origin
+    discard_deleted_files.files = files
+    transaction.on_commit(discard_deleted_files, using=using, robust=True)
 
 
 def discard_with_rows() -> None:

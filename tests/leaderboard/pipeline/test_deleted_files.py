@@ -13,9 +13,10 @@ import pytest
 import requests
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
 from leaderboard.models import Benchmark, Judgments, PendingUpload, Phase, Pool, Submission
+from leaderboard.pipeline import files
 from leaderboard.pipeline.loading import load_judgments
 from leaderboard.uploads.presigned import confirm_upload, start_upload
 from tests import DEMO
@@ -245,3 +246,44 @@ def test_in_the_bucket_an_upload_never_confirmed_goes_with_its_participant(
     with django_capture_on_commit_callbacks(execute=True):
         participant.delete()
     assert bucket.keys() == [library.latest_judgments.file.name]
+
+
+def test_a_failure_after_the_commit_is_logged_and_the_deletion_stands(
+    client,
+    library,
+    participant,
+    settings,
+    caplog,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+):
+    run = post_run(client, participant, library)
+
+    def database_gone(names):
+        raise DatabaseError("the connection was lost")
+
+    monkeypatch.setattr(files, "names_in_use", database_gone)
+    with caplog.at_level(logging.ERROR), django_capture_on_commit_callbacks(execute=True):
+        Submission.objects.filter(pk=run.pk).delete()
+    assert not Submission.objects.filter(pk=run.pk).exists()
+    assert "the connection was lost" in caplog.text
+    assert names_of(run) <= stored(settings)  # kept: not known to be unused
+
+
+def test_the_files_of_a_cascade_are_checked_together_once_it_commits(
+    client,
+    library,
+    participant,
+    settings,
+    django_assert_max_num_queries,
+    django_capture_on_commit_callbacks,
+):
+    """One check for all the rows a deletion took, not one per row."""
+    for n in range(3):  # the daily limit
+        post_run(client, participant, library, tag=f"system-{n}")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        library.delete()
+    with django_assert_max_num_queries(3):  # one per model with files
+        for callback in callbacks:
+            callback()
+    assert stored(settings) == set()
