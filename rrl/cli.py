@@ -286,12 +286,12 @@ def compare(client, args, path) -> int:
     a, b = answer["a"], answer["b"]
     label = _label(answer, answer["measure"])
     print(f"{label}: {a['run']} {_number(a['mean'])} vs {b['run']} {_number(b['mean'])}")
+    print(_judgments_line(answer.get("judgments_version"), answer.get("needs")))
     if answer.get("verdict"):  # the server's sentence, as the comparison page says it
         print(answer["verdict"])
     print(f"difference: {answer['difference']}")
     for name, value in answer["tests"].items():
         print(f"  {name}: {value}")
-    print(_judgments_line(answer.get("judgments_version"), answer.get("needs")))
     return 0
 
 

@@ -168,7 +168,7 @@ def test_a_reader_that_closes_the_pipe_ends_it_quietly(site, capsys, monkeypatch
 
 def test_board_compare_and_results_ask_for_a_version_and_needs_and_print_them(monkeypatch, capsys):
     """``--judgments`` and ``--needs`` go to the API as its query; the answer's version and
-    needs are printed with the answer."""
+    needs are printed first, under the heading, as docs/api.md says."""
     monkeypatch.setenv("RRL_TOKEN", "t")
     asked = []
     lens = {"judgments_version": 1, "needs": "public"}
@@ -206,7 +206,8 @@ def test_board_compare_and_results_ask_for_a_version_and_needs_and_print_them(mo
     flags = ["--judgments", "1", "--needs", "public"]
     for command in (["board", "lib"], ["compare", "lib", "1", "2"], ["results", "1"]):
         assert cli.main(["--url", "http://lb.test", *command, *flags]) == 0
-        assert "Judgments v1, public needs" in capsys.readouterr().out.splitlines()
+        # first, under the heading: what the scores below are on (docs/api.md)
+        assert capsys.readouterr().out.splitlines()[1] == "Judgments v1, public needs", command
     assert asked == [{"judgments": "1", "needs": "public"}] * 3
 
 
