@@ -9,9 +9,12 @@
   ``rrl`` on a line of its own, and no module that does not exist;
 - the settings table is in one place, ``docs/settings.md``, and names every variable
   ``leaderboard/settings.py`` reads and ``.env.example`` sets;
-- the README links every page under ``docs/``.
+- the README links every page under ``docs/``;
+- ``docs/engine.md``'s module table names the engine's modules, and only those;
+- the Python shown in the docs imports what it calls.
 
-Nothing is imported: the files are read as text, Python through ``tokenize`` and ``ast``.
+The files are read as text, Python through ``tokenize`` and ``ast``; only the checks of
+what the docs show a user (measure names, imports) import the packages they name.
 Left out of the history check: the test fixtures (data files, some of them dated by their
 authors), Django's migrations (generated with a date in their header; a migration is a
 record of a change by design), and this file, which spells the patterns out.
@@ -351,3 +354,78 @@ def test_the_reference_patterns_find_sections_and_pages():
     ]
     assert [m.group(1) for m in DOC_PAGE.finditer(text)] == ["engine.md", "nowhere.md"]
     assert "Speed" not in headings(DOCS / "engine.md")
+
+
+# --- docs/engine.md's module table is the engine's tree ----------------------------------
+
+
+def engine_table() -> list[str]:
+    """The modules and sub-packages named in the first column of engine.md's module table,
+    relative to ``evaluation/`` (``trec/readers.py``, ``significance/``)."""
+    text = (DOCS / "engine.md").read_text(encoding="utf-8")
+    table = text[text.index("| module | concern |") :].split("\n\n")[0].splitlines()[2:]
+    return [name for row in table for name in re.findall(r"`([\w/.]+)`", row.split("|")[1])]
+
+
+def test_the_engine_module_table_is_the_tree():
+    engine = ROOT / "evaluation"
+    listed = engine_table()
+    folders = [name for name in listed if name.endswith("/")]
+    gone = sorted(name for name in listed if not (engine / name).exists())
+    missing = sorted(
+        module
+        for path in engine.rglob("*.py")
+        if not (module := path.relative_to(engine).as_posix()).endswith("/__init__.py")
+        and module not in listed
+        and not any(module.startswith(folder) for folder in folders)
+    )
+    assert not gone, f"docs/engine.md's module table names what is not in evaluation/: {gone}"
+    assert not missing, f"docs/engine.md's module table: add a row for {missing}"
+
+
+# --- Python shown in the docs: what it calls, it imports ---------------------------------
+
+
+def python_blocks() -> list[tuple[str, ast.Module]]:
+    """(page, parsed code) of every ```python block that is Python (signatures with
+    ``-> type`` are not: they are read, not pasted)."""
+    blocks = []
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for code in re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
+            try:
+                blocks.append((relative(path), ast.parse(code)))
+            except SyntaxError:
+                continue
+    return blocks
+
+
+def test_the_docs_python_imports_what_it_uses():
+    """Pasted into a notebook, each example runs as far as its placeholders (``frame``,
+    ``password``): its imports work, and every function it calls by bare name and every
+    package of the project it names is imported in the block itself."""
+    import builtins
+    import importlib
+
+    blocks = python_blocks()
+    assert len(blocks) >= 4, blocks
+    problems = []
+    for page, tree in blocks:
+        bound = set(dir(builtins))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for alias in node.names:
+                    bound.add(alias.asname or alias.name.split(".")[0])
+                    module = node.module if isinstance(node, ast.ImportFrom) else alias.name
+                    if module.split(".")[0] not in PACKAGES:
+                        continue
+                    imported = importlib.import_module(module)
+                    if isinstance(node, ast.ImportFrom) and not hasattr(imported, alias.name):
+                        problems.append(f"{page}: {module} has no {alias.name}")
+            elif isinstance(node, ast.Assign):
+                bound.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        for node in ast.walk(tree):
+            called = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            name = node.func.id if called else getattr(node, "id", None)
+            if name and name not in bound and (called or name in PACKAGES):
+                problems.append(f"{page}: {name} is used but not imported")
+    assert not problems, "Examples a reader cannot paste:\n" + "\n".join(sorted(set(problems)))
