@@ -11,7 +11,10 @@
   ``leaderboard/settings.py`` reads and ``.env.example`` sets;
 - the README links every page under ``docs/``;
 - ``docs/engine.md``'s module table names the engine's modules, and only those;
-- the Python shown in the docs imports what it calls.
+- the Python shown in the docs imports what it calls;
+- the command lines shown in ```sh blocks are accepted: ``make`` targets exist, ``rrl``,
+  ``manage.py`` and ``python -m evaluation`` lines parse, README's engine lines run on
+  the demo, ``docker compose`` lines name services and profiles of docker-compose.yml.
 
 The files are read as text, Python through ``tokenize`` and ``ast``; only the checks of
 what the docs show a user (measure names, imports) import the packages they name.
@@ -23,8 +26,11 @@ record of a change by design), and this file, which spells the patterns out.
 from __future__ import annotations
 
 import ast
+import contextlib
+import gzip
 import io
 import re
+import shlex
 import tokenize
 from pathlib import Path
 
@@ -429,3 +435,176 @@ def test_the_docs_python_imports_what_it_uses():
             if name and name not in bound and (called or name in PACKAGES):
                 problems.append(f"{page}: {name} is used but not imported")
     assert not problems, "Examples a reader cannot paste:\n" + "\n".join(sorted(set(problems)))
+
+
+# --- the command lines the docs show -----------------------------------------------------
+
+
+def shell_commands() -> list[tuple[str, list[str]]]:
+    """(page, argv) of every command in the docs' ```sh blocks: continuation lines joined,
+    comments dropped, ``;`` and ``&&`` separating commands, ``NAME=value`` prefixes kept."""
+    found = []
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+        for block in re.findall(r"```(?:sh|bash|shell)\n(.*?)```", text, re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                command: list[str] = []
+                for word in [*shlex.split(line, comments=True), ";"]:
+                    if word in (";", "&&") or word.endswith(";"):
+                        command += [word[:-1]] if len(word) > 1 and word != "&&" else []
+                        if command:
+                            found.append((relative(path), command))
+                        command = []
+                    else:
+                        command.append(word)
+    return found
+
+
+def commands_of(program: str) -> list[tuple[str, list[str]]]:
+    """The commands that run ``program`` (after any ``NAME=value``), with its arguments."""
+    picked = []
+    for page, argv in shell_commands():
+        while argv and re.fullmatch(r"[A-Z_]+=\S*", argv[0]):
+            argv = argv[1:]
+        if argv[: len(program.split())] == program.split():
+            picked.append((page, argv[len(program.split()) :]))
+    return picked
+
+
+def refused(parse, argv: list[str]) -> str | None:
+    """What argparse says of ``argv`` (None: accepted)."""
+    error = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(error):
+            parse(argv)
+    except SystemExit as exit:
+        return error.getvalue().strip().splitlines()[-1] if error.getvalue() else str(exit)
+    except Exception as exc:  # Django's parser raises CommandError where argparse exits
+        return str(exc)
+    return None
+
+
+def test_every_make_target_the_docs_name_exists():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([\w-]+):", makefile, re.M))
+    named = commands_of("make")
+    assert {"run", "test", "bench"} <= {argv[0] for _, argv in named}, named
+    prose = {
+        m.group(1)
+        for path in [ROOT / "README.md", *DOCS.glob("*.md")]
+        for m in re.finditer(r"`make (\w+)", path.read_text(encoding="utf-8"))
+    }
+    missing = sorted(({argv[0] for _, argv in named} | prose) - targets)
+    assert not missing, f"the docs name make targets the Makefile lacks: {missing}"
+
+
+def test_every_rrl_command_line_in_the_docs_parses():
+    from rrl import cli
+
+    lines = commands_of("rrl")
+    assert len(lines) >= 30, lines
+    wrong = [
+        f"{page}: rrl {shlex.join(argv)}: {why}"
+        for page, argv in lines
+        if (why := refused(cli.parser().parse_args, argv))
+    ]
+    assert not wrong, "rrl commands in the docs that rrl refuses:\n" + "\n".join(wrong)
+
+
+def test_rrl_is_installed_by_what_the_docs_install_before_it():
+    """``pip install httpx && rrl ...`` leaves no ``rrl`` command: the project's
+    distribution (its console script) must be what is installed."""
+    project = re.search(r'^name = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)[1]
+    for page, argv in shell_commands():
+        if argv[:2] == ["pip", "install"]:
+            line = [other for p, other in shell_commands() if p == page]
+            follows = line[line.index(argv) + 1 :][:1]
+            if follows and follows[0][0] == "rrl":
+                assert project in argv[2:] or "." in argv[2:], f"{page}: {shlex.join(argv)}"
+
+
+def test_every_manage_py_command_line_in_the_docs_parses():
+    from django.core.management import get_commands, load_command_class
+
+    lines = [
+        (page, argv[argv.index("manage.py") + 1 :])
+        for page, argv in shell_commands()
+        if "manage.py" in argv
+    ]
+    assert len(lines) >= 5, lines
+    commands = get_commands()
+    wrong = []
+    for page, (name, *args) in lines:
+        if name not in commands:
+            wrong.append(f"{page}: no command {name}")
+            continue
+        parser = load_command_class(commands[name], name).create_parser("manage.py", name)
+        if why := refused(parser.parse_args, args):
+            wrong.append(f"{page}: manage.py {name} {shlex.join(args)}: {why}")
+    assert not wrong, "manage.py commands in the docs that Django refuses:\n" + "\n".join(wrong)
+
+
+def test_every_evaluation_command_line_in_the_docs_parses():
+    from evaluation.cli import compare, score
+
+    lines = commands_of("python -m evaluation")
+    assert len(lines) >= 7, lines
+    parsers = {"compare": compare.build_parser().parse_args}
+    wrong = [
+        f"{page}: python -m evaluation {shlex.join(argv)}: {why}"
+        for page, argv in lines
+        if argv[0] not in ("power", "discrim", "tau", "poolbias")  # run below
+        and (
+            why := refused(
+                parsers.get(argv[0], score._parser().parse_args), argv[argv[0] in parsers :]
+            )
+        )
+    ]
+    assert not wrong, "python -m evaluation lines the parser refuses:\n" + "\n".join(wrong)
+
+
+def test_the_readme_engine_commands_run_on_the_demo(tmp_path, monkeypatch, capsys):
+    """README's "The engine on the command line", each line run as written, on the
+    demo's files under the names it uses: exit status 0 and some output."""
+    import shutil
+
+    from evaluation.__main__ import main
+    from tests import DEMO, FIXTURES
+
+    shutil.copy(DEMO / "qrels.txt", tmp_path / "qrels.txt")
+    for name, source in (("run.txt", "run-A.txt"), ("runA.txt", "run-A.txt")):
+        shutil.copy(DEMO / source, tmp_path / name)
+    shutil.copy(DEMO / "run-B.txt", tmp_path / "runB.txt")
+    (tmp_path / "runs").mkdir()
+    shutil.copy(DEMO / "run-A.txt", tmp_path / "runs" / "a.txt")
+    (tmp_path / "more").mkdir()
+    (tmp_path / "more" / "b.gz").write_bytes(gzip.compress((DEMO / "run-B.txt").read_bytes()))
+    shutil.copy(FIXTURES / "trec8-per-topic" / "adhoc8_ap.csv", tmp_path / "per-topic-ap.csv")
+    monkeypatch.chdir(tmp_path)
+    readme = [argv for page, argv in commands_of("python -m evaluation") if page == "README.md"]
+    assert len(readme) >= 7, readme
+    for argv in readme:
+        try:
+            status = main(argv)
+        except SystemExit as exit:  # argparse refusing the line
+            status = exit.code
+        out, err = capsys.readouterr()
+        assert status == 0 and out, f"python -m evaluation {shlex.join(argv)}: {status}\n{err}"
+
+
+def test_the_docker_compose_commands_name_its_services_and_profiles():
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+    services = compose["services"]
+    profiles = {p for service in services.values() for p in service.get("profiles", [])}
+    lines = commands_of("docker compose")
+    assert len(lines) >= 4, lines
+    wrong = []
+    for page, argv in lines:
+        named = [argv[i + 1] for i, word in enumerate(argv[:-1]) if word == "exec"]
+        named += [w.split("=")[0] for i, w in enumerate(argv[1:]) if argv[i] == "--scale"]
+        wrong += [f"{page}: no service {name!r}" for name in named if name not in services]
+        wanted = [argv[i + 1] for i, word in enumerate(argv[:-1]) if word == "--profile"]
+        wrong += [f"{page}: no profile {name!r}" for name in wanted if name not in profiles]
+    assert not wrong, "docker compose lines in the docs:\n" + "\n".join(wrong)
