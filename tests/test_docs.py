@@ -248,8 +248,28 @@ TABLE_ROW = re.compile(r"^\|\s*`([A-Z][A-Z0-9_]+)`")
 TABLE_NAMES = re.compile(r"`([A-Z][A-Z0-9_]+)`")
 
 
+def settings_read() -> dict[str, object]:
+    """Every variable ``leaderboard/settings.py`` reads through a helper of
+    ``leaderboard/environment.py`` (``env_int``, ``queue_name``, ``broker_url``, ...), with
+    its default when that is a literal (else ``...``)."""
+    environment = ast.parse((ROOT / "leaderboard/environment.py").read_text())
+    helpers = {node.name for node in environment.body if isinstance(node, ast.FunctionDef)}
+    read: dict[str, object] = {}
+    for node in ast.walk(ast.parse((ROOT / "leaderboard/settings.py").read_text())):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        called = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        name = node.args[0]
+        if called in helpers and isinstance(name, ast.Constant) and isinstance(name.value, str):
+            default = node.args[1] if len(node.args) > 1 else None
+            default = next((k.value for k in node.keywords if k.arg == "default"), default)
+            read[name.value] = default.value if isinstance(default, ast.Constant) else ...
+    return read
+
+
 def settings_variables() -> set[str]:
     read = set(SETTINGS_READ.findall((ROOT / "leaderboard/settings.py").read_text()))
+    read |= set(settings_read())
     example = set(ENV_EXAMPLE.findall((ROOT / ".env.example").read_text()))
     return read | example | set(image_environment())
 
@@ -269,6 +289,25 @@ def test_settings_md_has_every_variable():
     unknown = sorted(documented - settings_variables())
     assert not missing, f"docs/settings.md: add rows for {', '.join(missing)}"
     assert not unknown, f"docs/settings.md: no such variable, remove {', '.join(unknown)}"
+
+
+def test_the_settings_table_gives_the_defaults_the_code_has():
+    """A row's default, when it is a value (`` `60` ``, `` `INFO` ``; a switch `` `1` `` or
+    `` `0` ``), is what settings.py falls back to."""
+    rows = {}
+    for line in (DOCS / "settings.md").read_text(encoding="utf-8").splitlines():
+        if match := re.match(r"^\| `([A-Z][A-Z0-9_]+)` \| ([^|]*) \|", line):
+            rows[match[1]] = match[2].strip()
+    read = settings_read()
+    assert {"LEASE_SECONDS", "CELERY_QUEUE", "DEBUG"} <= set(read), read
+    wrong = []
+    for name, default in read.items():
+        if name not in rows or default is ... or default in ("", None):
+            continue
+        shown = str(int(default)) if isinstance(default, bool) else str(default)
+        if not rows[name].startswith(f"`{shown}`"):
+            wrong.append(f"{name}: table {rows[name]!r}, settings.py {shown!r}")
+    assert not wrong, "docs/settings.md's defaults differ from settings.py:\n" + "\n".join(wrong)
 
 
 def test_the_settings_table_is_in_one_place():
