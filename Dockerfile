@@ -15,6 +15,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-co
 COPY pyproject.toml README.md ./
 COPY evaluation ./evaluation
 COPY leaderboard ./leaderboard
+COPY rrl ./rrl
 RUN pip install --no-cache-dir .
 COPY . .
 # Production settings need whitenoise's manifest, so collect with DEBUG off (a throwaway

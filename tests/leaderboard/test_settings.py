@@ -299,6 +299,19 @@ def test_docker_image_collects_static_files_with_production_settings():
     assert ".venv" in (ROOT / ".dockerignore").read_text().split()
 
 
+def test_docker_image_installs_every_package_of_the_project():
+    """``pip install .`` in the image installs the packages present then: each package
+    pyproject.toml names is copied in before it (rrl too: the engine reads runs held in
+    Python through ``rrl.trec``, and the image's ``rrl`` script imports ``rrl.cli``)."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    before = dockerfile[: dockerfile.index("RUN pip install")]
+    included = re.search(r"^include = \[(.*)\]", (ROOT / "pyproject.toml").read_text(), re.M)
+    packages = [name.strip('" *') for name in included[1].split(",")]
+    assert packages == ["evaluation", "leaderboard", "rrl"], packages
+    missing = [name for name in packages if f"COPY {name} ./{name}" not in before]
+    assert not missing, f"the Dockerfile installs the project without {missing}"
+
+
 def test_collectstatic_with_production_settings_builds_the_manifest(tmp_path):
     result = run_manage(
         "collectstatic",
