@@ -248,7 +248,7 @@ def family_notes(
         remedy = f"use --permutations {math.ceil(pairs / alpha)} or more, or read the raw p"
     if correction == "holm" and pairs * floor > alpha:
         notes.append(
-            f"so no randomization p can pass Holm over {pairs} pairs at alpha = {alpha} "
+            f"so no randomization p can pass Holm over {pairs} pair{'' if pairs == 1 else 's'} at alpha = {alpha} "
             f"(the smallest adjusted p is {pairs} x {floor:.3g} = {min(1.0, pairs * floor):.3g}); "
             + remedy
         )

@@ -303,6 +303,16 @@ def test_exact_enumeration_floor_note(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "exact: all 2^8 sign flips" in capsys.readouterr().out
 
 
+def test_the_holm_note_of_two_runs_speaks_of_one_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README's compare line on the demo: two runs, four needs, one pair."""
+    path = tmp_path / "two.csv"
+    path.write_text("a,b\n0.1,0.2\n0.3,0.5\n0.2,0.1\n0.4,0.6\n")
+    notes = run_json(capsys, "--scores", str(path))["notes"]
+    assert any("pass Holm over 1 pair at alpha = 0.05" in note for note in notes), notes
+
+
 def test_a_p_just_below_alpha_is_not_printed_as_alpha() -> None:
     pair = {
         "a": "x", "b": "y", "n": 30, "mean_diff": 0.01, "ci_low": 0.0, "ci_high": 0.02,
