@@ -63,7 +63,7 @@ def _results(benchmark: Benchmark, judgments: Judgments):
             # a phase whose board is not public stays out of the statistics until the reveal
             submission__in=Submission.objects.filter(open_board()),
         )
-        .select_related("submission", "submission__participant__profile__team")
+        .select_related("submission")
         .order_by("submission_id")
     )
 
@@ -98,9 +98,11 @@ def _stored_p(judgments: Judgments, measure: str, ids: list[int]) -> np.ndarray 
 
 
 def _participant(submission: Submission) -> str:
-    profile = getattr(submission.participant, "profile", None)
-    team = getattr(profile, "team", None)
-    return f"team {team.pk}" if team is not None else f"user {submission.participant_id}"
+    """The team a run is left out with: the one it was submitted under, else its
+    participant as a team of one."""
+    if submission.team_id is not None:
+        return f"team {submission.team_id}"
+    return f"user {submission.participant_id}"
 
 
 def _read_ranks(submission: Submission, qrels: QrelsIndex) -> JudgedRanks:

@@ -17,9 +17,12 @@ Decisions, stated once:
   those the organizer chose, ``map`` by default); pairs not stored yet (still queued), and
   any other measure, are tested here when the board is small enough to do so in a few
   milliseconds; otherwise the page says the tests are pending or where to find them.
+- **A run's team** is the one it was submitted under (``Submission.team``), as final
+  runs count it: the board names it and groups by it. A run submitted in no team is its
+  participant's alone (a team of one), even after they join a team.
 - **Best run per team** (``?best=team``): each team's best run by the ranking measure
-  only (no team: a team of one); ranks and tests against #1 are over the rows kept: #1
-  is the best run overall, the Holm family "#1 vs. each other team's best".
+  only; ranks and tests against #1 are over the rows kept: #1 is the best run overall,
+  the Holm family "#1 vs. each other team's best".
 - **Measures** are named in either system (``?measure=nDCG@10`` or ``ndcg_cut_10``) and
   shown with the catalog's labels (``evaluation.measures.resolve``); an unknown name is an
   error naming close matches, never a ranking by another measure. Counts (``num_ret``,
@@ -155,8 +158,8 @@ class Row:
     p_raw: float | None = None
     p_adjusted: float | None = None
     is_leader: bool = False
-    team: str = ""
-    group: str = ""  # "team:<id>", or "user:<id>" for a participant in no team
+    team: str = ""  # the team the run was submitted under ("" for none)
+    group: str = ""  # "team:<id>", or "user:<id>" for a run submitted in no team
     description: str = ""
     participant_id: int | None = None
     paper_url: str = ""
@@ -254,8 +257,8 @@ def leaderboard_rows(benchmark: Benchmark, user, judgments_id: int | None) -> li
         "submission__participant_id",
         "submission__participant__username",
         "submission__participant__profile__display_name",
-        "submission__participant__profile__team_id",
-        "submission__participant__profile__team__name",
+        "submission__team_id",
+        "submission__team__name",
         "submission__created",
         "submission__is_baseline",
         "submission__is_hidden",
@@ -279,10 +282,10 @@ def leaderboard_rows(benchmark: Benchmark, user, judgments_id: int | None) -> li
             status=v["submission__status"],
             summary=v["summary"] or {},
             num_needs=v["num_needs"],
-            team=v["submission__participant__profile__team__name"] or "",
+            team=v["submission__team__name"] or "",
             group=(
-                f"team:{v['submission__participant__profile__team_id']}"
-                if v["submission__participant__profile__team_id"]
+                f"team:{v['submission__team_id']}"
+                if v["submission__team_id"]
                 else f"user:{v['submission__participant_id']}"
             ),
             description=v["submission__description"],

@@ -2,14 +2,15 @@
 
 On a benchmark with ``anonymous`` set, before its reveal every participant and team is
 shown as "Participant 7" or "Team 3" to everyone but the benchmark's organizers (and a
-participant sees the real names on their own runs and on their team's: the runs of the
-team they are a member of now, whose names they know). The numbers follow each one's first run
-on the benchmark (every run counts, failed and withdrawn ones too, so a number does not
-move when a run is hidden or withdrawn, and a new participant takes the next one): the
-same name on every page, in the API and in exports, on every load; another benchmark
-numbers its own; the number says nothing of the username. A run's team is its
-participant's current one, as boards show it (numbered by the first run recorded with it
-or by a member). From the reveal on everyone sees the real names.
+reader sees the real names on the runs they own: their own, and those submitted under
+the team they are a member of now, as ``Submission.has_owner`` decides). A run's team is
+the one it was submitted under (``Submission.team``; none for a run submitted alone), as
+everywhere. The numbers follow each one's first run on the benchmark (every run counts,
+failed and withdrawn ones too, so a number does not move when a run is hidden or
+withdrawn or when a participant changes team, and a new participant or team takes the
+next one): the same name on every page, in the API and in exports, on every load;
+another benchmark numbers its own; the number says nothing of the username. From the
+reveal on everyone sees the real names.
 
 Every surface that names a participant or team asks :func:`names_for` (boards and their
 exports, the API's serializers, run pages); nothing else decides.
@@ -34,14 +35,15 @@ class Names:
     viewer_team_id: int | None = None
 
     def own(self, participant_id: int | None, team_id: int | None) -> bool:
-        """Whether the reader is the participant, or in the (current) team shown."""
+        """Whether the reader owns the run: its participant, or a member now of the team
+        ``team_id`` it was submitted under."""
         return participant_id == self.viewer_id or (
             team_id is not None and team_id == self.viewer_team_id
         )
 
     def participant(self, participant_id: int | None, name: str, team_id: int | None) -> str:
-        """The name to show for ``participant_id`` (whose real name is ``name``), in the
-        team ``team_id`` (None for none)."""
+        """The name to show for ``participant_id`` (whose real name is ``name``) on a run
+        submitted under the team ``team_id`` (None for none)."""
         if not self.pseudonymous or self.own(participant_id, team_id):
             return name
         return f"Participant {self.participants.get(participant_id, len(self.participants) + 1)}"
@@ -65,13 +67,12 @@ def names_for(benchmark: Benchmark, user, now: dt.datetime | None = None) -> Nam
     runs = (
         Submission.objects.for_benchmark(benchmark)
         .order_by("created", "pk")
-        .values_list("participant_id", "team_id", "participant__profile__team_id")
+        .values_list("participant_id", "team_id")
     )
-    for participant, team, current_team in runs:
+    for participant, team in runs:
         names.participants.setdefault(participant, len(names.participants) + 1)
-        for each in (team, current_team):
-            if each is not None:
-                names.teams.setdefault(each, len(names.teams) + 1)
+        if team is not None:
+            names.teams.setdefault(team, len(names.teams) + 1)
     return names
 
 
@@ -96,9 +97,8 @@ def shown_names(run: Submission, user, cache: dict | None = None) -> tuple[str, 
     if names is None:
         names = cache[run.benchmark_id] = names_for(run.benchmark, user)
     profile = Profile.find(run.participant)
-    team = profile.team  # as boards show it: the participant's current team
-    team_id = team.pk if team is not None else None
+    team = run.team  # the team it was submitted under, not the participant's now
     return (
-        names.participant(run.participant_id, profile.public_name, team_id),
-        names.team(team_id, team.name if team is not None else "", run.participant_id),
+        names.participant(run.participant_id, profile.public_name, run.team_id),
+        names.team(run.team_id, team.name if team is not None else "", run.participant_id),
     )

@@ -45,7 +45,8 @@ def visible_submission(request: HttpRequest, pk: int, *, scores: bool = True) ->
     exists (its page, its status), the caller leaving its scores out where
     ``Submission.scores_visible_to`` says so."""
     submission = get_object_or_404(
-        Submission.objects.select_related("benchmark", "participant", "judgments", "phase"), pk=pk
+        Submission.objects.select_related("benchmark", "participant", "judgments", "phase", "team"),
+        pk=pk,
     )
     if not submission.is_visible_to(request.user) or not (
         submission.benchmark.published or submission.benchmark.is_organised_by(request.user)

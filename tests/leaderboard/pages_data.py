@@ -26,6 +26,7 @@ from leaderboard.models import (
     Comparison,
     InformationNeed,
     Judgments,
+    Profile,
     Result,
     Submission,
 )
@@ -124,7 +125,10 @@ def add_run(
     judgments: Judgments | None = None,
     **fields,
 ) -> Submission:
-    """A scored submission with its result on the benchmark's current judgments."""
+    """A scored submission with its result on the benchmark's current judgments, under
+    the team its participant is in now unless ``team`` says otherwise (as an upload)."""
+    if "team" not in fields and "team_id" not in fields:
+        fields["team_id"] = Profile.find(user).team_id
     created = fields.pop("created", None) or timezone.now() + timezone.timedelta(
         seconds=next(_order)
     )
