@@ -132,6 +132,11 @@ class LeaderboardRunSerializer(serializers.Serializer):
     submission_id = serializers.IntegerField()
     run_name = serializers.CharField()
     participant = serializers.CharField()
+    team = serializers.CharField(
+        allow_blank=True,
+        help_text="The team the run was submitted under (empty for none); on a benchmark "
+        "with pseudonyms, until its reveal, “Team 3” but to its organizers and owners.",
+    )
     submitted = serializers.DateTimeField(source="created")
     baseline = serializers.BooleanField(source="is_baseline")
     hidden = serializers.BooleanField(source="is_hidden")
@@ -192,7 +197,12 @@ class SubmissionSerializer(serializers.Serializer):
     participant = serializers.SerializerMethodField(
         help_text="The participant's display name (their username if they set none); on a "
         "benchmark with pseudonyms, until its reveal, “Participant 7” but to its organizers "
-        "and to the participant."
+        "and to the run's owners."
+    )
+    team = serializers.SerializerMethodField(
+        help_text="The team the run was submitted under (empty for none: a run submitted "
+        "alone stays its participant's after they join a team); on a benchmark with "
+        "pseudonyms, until its reveal, “Team 3” but to its organizers and owners."
     )
     description = serializers.CharField()
     paper_url = serializers.CharField(help_text="A paper describing the run; empty if none.")
@@ -226,9 +236,19 @@ class SubmissionSerializer(serializers.Serializer):
     per_need_url = serializers.SerializerMethodField()
     page = serializers.SerializerMethodField()
 
+    def _names(self, run: Submission) -> tuple[str, str]:
+        """The run's participant and team names as the caller sees them, read once."""
+        shown = self.context.setdefault("shown", {})
+        if run.pk not in shown:
+            user = self.context["request"].user
+            shown[run.pk] = shown_names(run, user, self.context.setdefault("names", {}))
+        return shown[run.pk]
+
     def get_participant(self, run: Submission) -> str:
-        user = self.context["request"].user
-        return shown_names(run, user, self.context.setdefault("names", {}))[0]
+        return self._names(run)[0]
+
+    def get_team(self, run: Submission) -> str:
+        return self._names(run)[1]
 
     @extend_schema_field(
         serializers.ChoiceField(choices=["participant", "organizers"], allow_null=True)

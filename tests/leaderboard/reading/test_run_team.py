@@ -207,3 +207,26 @@ def test_pool_bias_leaves_out_each_runs_own_team(demo):
     Submission.objects.filter(benchmark=demo, run_name="system-B").update(team=banana)
     row = health.compute(demo.pk, demo.current_judgments_id)
     assert row.data["pool_bias"]["participants"] == 2
+
+
+def test_the_api_gives_each_runs_own_team(client, moves):
+    board = client.get("/api/benchmarks/moves/").json()["leaderboard"]
+    assert [(r["run_name"], r["participant"], r["team"]) for r in board["runs"]] == RUNS
+    one = {
+        name: client.get(f"/api/submissions/{run.pk}/").json()["team"]
+        for name, run in moves.runs.items()
+    }
+    assert one == {name: team for name, _, team in RUNS}
+    listed = client.get("/api/submissions/?benchmark=moves").json()["submissions"]
+    assert {r["run_name"]: r["team"] for r in listed} == one
+
+
+def test_the_api_gives_each_runs_own_team_as_its_reader_sees_it(client, hidden_names):
+    _, raw = ApiToken.issue(hidden_names.amy, "test")
+    amy = {"Authorization": f"Bearer {raw}"}
+    with time_machine.travel(BEFORE_REVEAL, tick=False):
+        masked = client.get("/api/submissions/?benchmark=masked", headers=amy).json()
+        board = client.get("/api/benchmarks/masked/", headers=amy).json()["leaderboard"]
+    shown = {"a-run": "Apple", "b-run": "Team 2", "c-solo": ""}
+    assert {r["run_name"]: r["team"] for r in masked["submissions"]} == shown
+    assert {r["run_name"]: r["team"] for r in board["runs"]} == shown
