@@ -139,7 +139,9 @@ class ProfileForm(forms.Form):
 
 class CreateTeamForm(forms.Form):
     team_name = forms.CharField(
-        label="Team name", max_length=NAME_LENGTH * 2, help_text="Shown beside your runs."
+        label="Team name",
+        max_length=NAME_LENGTH * 2,
+        help_text="Shown beside the runs you submit in it.",
     )
 
 

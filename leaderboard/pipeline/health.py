@@ -8,8 +8,8 @@ vectors over the needs with a relevant document (as comparisons pair them); the
 engine's :func:`evaluation.health.benchmark_health` gives the MDD, topic set sizes,
 discriminative power (paired t-test with Holm over all pairs, the leaderboard's own
 test, from the stored comparisons when they cover every pair) and tau against the
-primary measure. Pool bias leaves one team out: it rescores each team's runs (a
-run's team, else its owner as a team of one) without the judgments only that team
+primary measure. Pool bias leaves one team out: it rescores each team's runs (the
+team a run was submitted under, else its participant as a team of one) without the judgments only that team
 pooled within the benchmark's pool depth, from each result's stored
 :class:`~leaderboard.models.PoolRanks` (kept when the run was scored); no run file is
 read, except once for a result stored without them, whose ranks are stored then.
