@@ -54,6 +54,7 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         "run_name",
         "benchmark",
         "participant",
+        "team",  # the one it was submitted under: its final runs' and pool's team
         "status",
         "is_baseline",
         "is_hidden",
@@ -61,10 +62,11 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         "short_failure",
     ]
     list_filter = [BENCHMARK_FILTER, "status", "is_baseline", "is_hidden"]
-    search_fields = ["run_name", "participant__username"]
+    search_fields = ["run_name", "participant__username", "team__name"]
     readonly_fields = [
         "benchmark",
         "participant",
+        "team",
         "file",
         "size",
         "sha256",
@@ -93,7 +95,7 @@ class SubmissionAdmin(OrganizerScoped, admin.ModelAdmin):
         *readonly_fields,
     ]
     actions = ["mark_baseline", "unmark_baseline", "hide", "unhide", "withdraw", "rescore"]
-    list_select_related = ["benchmark", "participant"]
+    list_select_related = ["benchmark", "participant", "team"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # runs come from participants' uploads

@@ -230,3 +230,18 @@ def test_the_api_gives_each_runs_own_team_as_its_reader_sees_it(client, hidden_n
     shown = {"a-run": "Apple", "b-run": "Team 2", "c-solo": ""}
     assert {r["run_name"]: r["team"] for r in masked["submissions"]} == shown
     assert {r["run_name"]: r["team"] for r in board["runs"]} == shown
+
+
+def test_the_runs_admin_lists_each_runs_own_team(client, moves, organizer):
+    moves.benchmark.organizers.add(organizer)
+    client.force_login(organizer)
+    listing = client.get("/admin/leaderboard/submission/").content.decode()
+    cells = {name: listing.split(f">{name}</a>")[1].split("</tr>")[0] for name, _, _ in RUNS}
+    assert '<td class="field-team nowrap">Apple</td>' in cells["a-run"]
+    assert '<td class="field-team nowrap">Banana</td>' in cells["b-run"]
+    assert '<td class="field-team nowrap">-</td>' in cells["c-solo"]
+    found = client.get("/admin/leaderboard/submission/", {"q": "apple"}).content.decode()
+    assert ">a-run</a>" in found and ">b-run</a>" not in found and ">c-solo</a>" not in found
+    page = client.get(f"/admin/leaderboard/submission/{moves.runs['a-run'].pk}/change/")
+    field = page.content.decode().split('class="form-row field-team"')[1].split("</fieldset>")[0]
+    assert ">Apple</a></div>" in field.split("form-row")[0]
