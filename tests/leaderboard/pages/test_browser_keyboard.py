@@ -4,7 +4,8 @@
 final runs, with Tab, Space and Enter only.
 
 A walk presses Tab from the top of a page until focus leaves it, and at each stop reads
-the focused element's outline and the colour behind it.
+the focused element's outline, the colour behind it and what lies on top of its centre
+(a sticky row or column heading of a table scrolled sideways must not cover it).
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ def problems(stops: list[dict]) -> list[str]:
             found.append(f"{stop['label']}: no focus indicator")
         elif stop["outline"] and stop["contrast"] < 3:
             found.append(f"{stop['label']}: focus ring contrast {stop['contrast']:.2f}:1")
+        if stop["covered"]:
+            found.append(f"{stop['label']}: covered by a {stop['covered']}")
     return found
 
 
