@@ -345,3 +345,16 @@ def test_every_scrolling_table_wrapper_takes_keyboard_focus():
     ]
     assert len(wrappers) >= 10
     assert [w for w in wrappers if 'tabindex="0"' not in w[1]] == []
+
+
+def test_every_table_is_named():
+    """A screen reader lists a page's tables by name: each has a <caption> (its first
+    child) or an aria-labelledby naming a heading (WCAG 1.3.1)."""
+    templates = ROOT / "templates"
+    tables = [
+        (path.name, match)
+        for path in templates.rglob("*.html")
+        for match in re.findall(r"<table[^>]*>\s*(?:<caption|)", path.read_text())
+    ]
+    assert len(tables) >= 15
+    assert [t for t in tables if "<caption" not in t[1] and "aria-label" not in t[1]] == []
