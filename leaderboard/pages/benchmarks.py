@@ -226,7 +226,13 @@ def _verdict_html(board, row, other: tuple[str, str]) -> str:
     """The "vs #1" cell of a tested run: its mark, its corrected p and the family that p
     is corrected over (in the title), the p linking to the pair's other verdict."""
     verdict = "significantly below #1" if row.differs_from_leader else "statistically tied with #1"
-    mark = '<span class="mark diff"' if row.differs_from_leader else '<span class="mark tie"'
+    # The symbol alone would be read as "black down-pointing triangle": it is an image
+    # named in words (the title, a tooltip for the mouse, adds the p and the family).
+    mark = (
+        '<span class="mark diff" role="img" aria-label="below #1"'
+        if row.differs_from_leader
+        else '<span class="mark tie" role="img" aria-label="tied with #1"'
+    )
     symbol = "▼" if row.differs_from_leader else "≈"
     title = escape(f"{verdict}: {p_phrase(row.p_adjusted)}, {board.family}")
     url, where = other

@@ -338,7 +338,10 @@ def _cell_html(cell: dict | None) -> str:
         css = f"{'better' if cell['better'] else 'worse'} band-{band}"
     else:
         css = f"ns band-{band}"
-    mark = ("▲ " if cell["better"] else "▼ ") if significant else ""
+    # named in words: a screen reader would say "black up-pointing triangle"
+    word, symbol = ("better", "▲") if cell["better"] else ("worse", "▼")
+    mark = f'<span role="img" aria-label="significantly {word}:">{symbol}</span> '
+    mark = mark if significant else ""
     title = escape(f"{cell['a_name']} vs {cell['b_name']}: {cell['phrase']}")
     html = (
         f'<td id="pair-{cell["a"]}-{cell["b"]}" class="{css}"><a href="{escape(cell["url"])}"'

@@ -180,3 +180,21 @@ def test_a_p_just_below_alpha_is_never_shown_as_alpha():
     assert p_phrase(0.04996) == "p = 0.04996"
     # the matrix cells: three decimals unless a significant cell would read 0.050
     assert (_p_short(0.0496), _p_short(0.0504), _p_short(0.012)) == ("0.0496", "0.050", "0.012")
+
+
+def test_verdict_marks_are_named_in_words(client, two_families):
+    """▼, ≈ and ▲ alone are read out as "black down-pointing triangle", "almost equal
+    to": each is an image named by its verdict."""
+    benchmark, runs = two_families
+    html = client.get(reverse("leaderboard", args=["families"])).content.decode()
+    for name, words in (("weak", "below #1"), ("r1", "tied with #1")):
+        (mark,) = [attrs for tag, attrs in Page(sig_cell(html, runs[name])).tags if tag == "span"]
+        assert (mark["role"], mark["aria-label"]) == ("img", words)
+    matrix = client.get(reverse("significance", args=["families"])).content.decode()
+    body = matrix.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    leader, weak = runs["leader"].pk, runs["weak"].pk
+    better = body.split(f'id="pair-{leader}-{weak}"', 1)[1].split("</td>", 1)[0]
+    worse = body.split(f'id="pair-{weak}-{leader}"', 1)[1].split("</td>", 1)[0]
+    assert '<span role="img" aria-label="significantly better:">▲</span> &lt;0.001' in better
+    assert '<span role="img" aria-label="significantly worse:">▼</span> &lt;0.001' in worse
+    assert body.count("▲") + body.count("▼") == body.count('role="img"') == 2
