@@ -62,19 +62,15 @@ RETRY = {
     "retry_jitter": False,  # jitter may shrink every delay to ~0 and spend the retries at once
     "max_retries": 8,
 }
+# The options of a task that redoes its work safely: acknowledged once done (a worker
+# lost mid-task leaves its message to be redelivered), retried while a service is away.
+REDELIVERED = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True, **RETRY}
 # A queued run younger than this is still being sent by the request that stored it.
 OUTBOX_GRACE = dt.timedelta(seconds=10)
 OUTBOX_BATCH = 500
 
 
-@shared_task(
-    name="leaderboard.tasks.score_submission",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    ignore_result=True,
-    **RETRY,
-)
+@shared_task(name="leaderboard.tasks.score_submission", bind=True, **REDELIVERED)
 def score_submission(self, submission_id: int) -> str:
     """Score one queued run, then queue its comparisons."""
     task_id = self.request.id or "eager"
@@ -118,13 +114,7 @@ def _send_comparison(pk: int, judgments_id: int) -> None:
     transaction.on_commit(lambda: compare_submission.delay(pk, judgments_id))
 
 
-@shared_task(
-    name="leaderboard.tasks.compare_submission",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    ignore_result=True,
-    **RETRY,
-)
+@shared_task(name="leaderboard.tasks.compare_submission", **REDELIVERED)
 def compare_submission(submission_id: int, judgments_id: int) -> int:
     """Test one scored run against every other scored, visible run (new pairs only)."""
     submission = Submission.objects.select_related("benchmark").filter(pk=submission_id).first()
@@ -140,13 +130,7 @@ def compare_submission(submission_id: int, judgments_id: int) -> int:
     return stored
 
 
-@shared_task(
-    name="leaderboard.tasks.split_results",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    ignore_result=True,
-    **RETRY,
-)
+@shared_task(name="leaderboard.tasks.split_results", **REDELIVERED)
 def split_results(benchmark_id: int) -> int:
     """After a split was set or changed: each scored run's public and private results,
     from its stored whole results (``splits.derive_parts``), then their comparisons."""
@@ -156,13 +140,7 @@ def split_results(benchmark_id: int) -> int:
     return len(stored)
 
 
-@shared_task(
-    name="leaderboard.tasks.compute_health",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    ignore_result=True,
-    **RETRY,
-)
+@shared_task(name="leaderboard.tasks.compute_health", **REDELIVERED)
 def compute_health(benchmark_id: int, judgments_id: int, number: int) -> str:
     """Compute a benchmark's health on a judgments version, unless a newer request is
     queued behind this one (``number`` is no longer the row's: debounced)."""
@@ -171,14 +149,7 @@ def compute_health(benchmark_id: int, judgments_id: int, number: int) -> str:
     return "computed" if health.compute(benchmark_id, judgments_id) else "gone"
 
 
-@shared_task(
-    name="leaderboard.tasks.make_pool",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    ignore_result=True,
-    **RETRY,
-)
+@shared_task(name="leaderboard.tasks.make_pool", bind=True, **REDELIVERED)
 def make_pool(self, pool_id: int) -> str:
     """Build a pool (``pipeline.pooling``): claimed, so a redelivered message builds it
     once; a run file or a setting the engine refuses fails it with the reason."""
