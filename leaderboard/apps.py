@@ -7,6 +7,6 @@ class LeaderboardConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from leaderboard.pipeline.files import discard_with_rows
+        from leaderboard.pipeline.discarding import discard_with_rows
 
         discard_with_rows()  # a deleted row's stored files go with it

@@ -6,10 +6,11 @@ outside this module asks a stored file for its local path: readers get one from
 ``local_copy`` (the file itself on local disk; a temporary copy streamed from the
 bucket, deleted afterwards, on failure too), writers go through ``save`` and
 ``discard``, and presigned uploads never confirmed are swept by
-``discard_expired_uploads``. A deleted row's files go with it (``discard_with_rows``):
-once the deletion commits, each of them that no other row names is discarded. A file
-store that does not answer raises ``StorageUnavailable`` (worth retrying), a missing
-file ``FileNotFoundError`` (not worth it).
+``discard_expired_uploads``. A deleted row's files (``pipeline/discarding.py``) go
+through ``delete_unused``: those no row names any more are deleted, from a bucket a
+thousand keys a request (``delete_files``). A file store that does not answer raises
+``StorageUnavailable`` (worth retrying), a missing file ``FileNotFoundError`` (not
+worth it).
 
 Also here: the content hash that names a run or a judgments file, and the size a file
 may expand to (``MAX_UNCOMPRESSED_MB``), which every read of an uploaded file passes to
@@ -31,10 +32,11 @@ from botocore.exceptions import BotoCoreError, ClientError
 from django.apps import apps
 from django.conf import settings
 from django.core.files import File
-from django.core.files.storage import Storage
-from django.db import models, transaction
+from django.core.files.storage import Storage, default_storage
+from django.db import models
 from django.db.models.fields.files import FieldFile
-from django.db.models.signals import post_delete
+from storages.backends.s3 import S3Storage
+from storages.utils import clean_name
 
 from leaderboard.models import PendingUpload, Submission
 
@@ -44,6 +46,8 @@ log = logging.getLogger(__name__)
 # timeouts, 5xx after botocore's own retries, access denied). A missing object is not
 # among them: django-storages turns a 404 into FileNotFoundError.
 STORE_ERRORS = (BotoCoreError, ClientError)
+# The most keys one S3 DeleteObjects request takes.
+DELETE_BATCH = 1000
 
 
 class StorageUnavailable(Exception):
@@ -172,22 +176,18 @@ def _file_fields(model: type[models.Model]) -> list[str]:
     return [f.name for f in model._meta.concrete_fields if isinstance(f, models.FileField)]
 
 
-def _holders() -> list[tuple[type[models.Model], list[str]]]:
+def holders() -> list[tuple[type[models.Model], list[str]]]:
     """Every model of the platform with stored files, and its ``FileField``s."""
     config = apps.get_app_config("leaderboard")
     return [(model, fields) for model in config.get_models() if (fields := _file_fields(model))]
 
 
-def stored_files(row: models.Model) -> list[tuple[Storage, str]]:
-    """The stored files a row names: each of its ``FileField``s that holds one, and a
-    presigned upload's object."""
+def stored_names(row: models.Model) -> list[str]:
+    """The stored files a row names, all in the default storage: each of its
+    ``FileField``s that holds one, and a presigned upload's object."""
     if isinstance(row, PendingUpload):
-        return [(Submission._meta.get_field("file").storage, row.key)] if row.key else []
-    return [
-        (field.storage, getattr(row, field.name).name)
-        for field in (row._meta.get_field(name) for name in _file_fields(type(row)))
-        if getattr(row, field.name).name
-    ]
+        return [row.key] if row.key else []
+    return [name for field in _file_fields(type(row)) if (name := getattr(row, field).name)]
 
 
 def names_in_use(names: Iterable[str]) -> set[str]:
@@ -198,7 +198,7 @@ def names_in_use(names: Iterable[str]) -> set[str]:
     (its ``submission`` set to null), and must not keep the deleted run's object."""
     names = set(names)
     used: set[str] = set()
-    for model, fields in _holders():
+    for model, fields in holders():
         named = functools.reduce(
             lambda q, field: q | models.Q(**{f"{field}__in": names}), fields, models.Q()
         )
@@ -207,47 +207,57 @@ def names_in_use(names: Iterable[str]) -> set[str]:
     return used & names
 
 
-def discard_unused(files: list[tuple[Storage, str]]) -> None:
-    """``discard`` each stored file that no row names any more."""
-    used = names_in_use(name for _, name in files)
-    for storage, name in files:
-        if name not in used:
-            discard(storage, name)
+def delete_files(storage: Storage, names: list[str]) -> None:
+    """Delete these stored files; one already gone is no error.
+
+    From a bucket in DeleteObjects requests of up to ``DELETE_BATCH`` keys (10,000 files
+    are 10 requests, not 10,000); from any other storage one by one. Raises
+    ``StorageUnavailable`` when the store does not answer (at once) or refused some
+    files (once the rest were tried); those that went are gone, so trying all of them
+    again deletes the rest.
+    """
+    refused: list[str] = []
+    if isinstance(storage, S3Storage):
+        for start in range(0, len(names), DELETE_BATCH):
+            batch = names[start : start + DELETE_BATCH]
+            # the keys as the storage's own delete() makes them (its location prefix)
+            keys = [{"Key": storage._normalize_name(clean_name(name))} for name in batch]
+            with unavailable_as_error(f"deleting {len(batch)} files"):
+                answer = storage.bucket.delete_objects(Delete={"Objects": keys, "Quiet": True})
+            refused += [f"{e['Key']} ({e.get('Code')})" for e in answer.get("Errors", [])]
+    else:
+        for name in names:
+            try:
+                storage.delete(name)
+            except (*STORE_ERRORS, OSError) as error:
+                refused.append(f"{name} ({error})")
+    if refused:
+        log.warning("file store: could not delete %s", _listed(refused))
+        raise StorageUnavailable(f"the file store did not delete {len(refused)} files")
 
 
-def _row_deleted(sender, instance: models.Model, using: str, origin=None, **kwargs) -> None:
-    """Queue the row's files for ``discard_unused`` once the deletion commits: checked
-    then, after the whole cascade (a judgments version's parts go with it), and never
-    when it is rolled back. The rows one ``delete()`` takes (``origin``) are checked
-    together: their files join its callback while that is the transaction's last, in
-    the same savepoints (so it runs, or is dropped, exactly as a new one would be)."""
-    files = stored_files(instance)
-    if not files:
-        return
-    connection = transaction.get_connection(using)
-    if connection.in_atomic_block and connection.run_on_commit:
-        savepoints, last, _ = connection.run_on_commit[-1]
-        if (
-            origin is not None
-            and getattr(last, "origin", None) is origin
-            and savepoints == set(connection.savepoint_ids)
-        ):
-            last.files.extend(files)
-            return
+def delete_unused(names: list[str]) -> int:
+    """Delete those of ``names`` (default storage) that no row names; how many.
 
-    def discard_deleted_files() -> None:  # a function: Django logs a robust one by name
-        discard_unused(discard_deleted_files.files)
-
-    discard_deleted_files.origin = origin
-    discard_deleted_files.files = files
-    transaction.on_commit(discard_deleted_files, using=using, robust=True)
+    Checked here, just before the files go, not when their rows went: the name of a
+    deleted run's presigned upload can become a run again (confirmed once more) until
+    the object is gone. Raises ``StorageUnavailable`` as ``delete_files`` does."""
+    used = names_in_use(names)
+    unused = [name for name in dict.fromkeys(names) if name not in used]
+    delete_files(default_storage, unused)
+    return len(unused)
 
 
-def discard_with_rows() -> None:
-    """Delete a row's stored files when the row is deleted, however (a ``delete()``, a
-    QuerySet's, a cascade), once the deletion commits and only those no other row
-    names; best effort (``discard``). Connected when the app is ready."""
-    for model in [PendingUpload, *(model for model, _ in _holders())]:
-        post_delete.connect(
-            _row_deleted, sender=model, weak=False, dispatch_uid=f"discard-{model._meta.label}"
+def discard_unused(names: list[str]) -> None:
+    """``delete_unused``, best effort: a store that does not answer is logged."""
+    try:
+        delete_unused(names)
+    except StorageUnavailable:
+        log.warning(
+            "file store: deleting %d files did not finish; the rest are orphans now", len(names)
         )
+
+
+def _listed(names: list[str], shown: int = 20) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more

@@ -20,7 +20,9 @@ send once the surrounding transaction commits (a worker never sees a row that is
 there yet). Scoring messages go through an outbox: ``Submission.sent_at`` is set only
 once the broker accepted the message, and ``send_unsent`` (beat, every
 ``OUTBOX_INTERVAL_SECONDS``) sends the queued runs it never accepted. So an upload while
-Redis is down is stored, answered normally, and scored once Redis is back.
+Redis is down is stored, answered normally, and scored once Redis is back. A deletion's
+file names (``send_discard``) have no outbox: their rows are gone, so a broker that does
+not take them has the request delete the files itself.
 """
 
 from __future__ import annotations
@@ -211,6 +213,24 @@ def send_unsent() -> int:
     return sent
 
 
+@shared_task(name="leaderboard.tasks.discard_files", bind=True, **REDELIVERED)
+def discard_files(self, names: list[str]) -> int:
+    """Delete these files of deleted rows, those no row names now (``files.delete_unused``,
+    checked on every try); a file store that does not answer retries the whole list."""
+    try:
+        return files.delete_unused(names)
+    except RETRY["autoretry_for"] as error:
+        if self.request.retries >= self.max_retries:
+            log.error(
+                "file store: could not delete %s after %d tries (%s); those no row names "
+                "are orphans now",
+                ", ".join(names),
+                self.request.retries + 1,
+                error,
+            )
+        raise
+
+
 @shared_task(name="leaderboard.tasks.discard_expired_uploads", ignore_result=True)
 def discard_expired_uploads() -> int:
     """Presigned uploads never confirmed, their URL expired: object and row deleted."""
@@ -257,6 +277,23 @@ def _publishing(timeout: float | None) -> Iterator[dict]:
     finally:
         with contextlib.suppress(*BROKER_ERRORS, OSError):
             connection.release()
+
+
+def send_discard(names: list[str]) -> None:
+    """Hand deleted rows' file names to ``discard_files``, ``files.DELETE_BATCH`` a
+    message, once the deletion committed. If the broker does not take one (one try, as
+    an upload's), this request deletes the rest itself, in batches, best effort."""
+    with _publishing(settings.UPLOAD_PUBLISH_TIMEOUT_MS / 1000) as options:
+        for start in range(0, len(names), files.DELETE_BATCH):
+            try:
+                discard_files.apply_async((names[start : start + files.DELETE_BATCH],), **options)
+            except (*BROKER_ERRORS, OSError) as error:
+                left = len(names) - start
+                log.warning(
+                    "the broker did not take %d file deletions (%s); deleting now", left, error
+                )
+                files.discard_unused(names[start:])
+                return
 
 
 def queue_scoring(submission: Submission) -> None:

@@ -72,8 +72,8 @@ class Bucket:
     name: str
 
     def keys(self) -> list[str]:
-        listing = self.server.client().list_objects_v2(Bucket=self.name)
-        return sorted(item["Key"] for item in listing.get("Contents", []))
+        pages = self.server.client().get_paginator("list_objects_v2").paginate(Bucket=self.name)
+        return sorted(item["Key"] for page in pages for item in page.get("Contents", []))
 
     def read(self, key: str) -> bytes:
         return self.server.client().get_object(Bucket=self.name, Key=key)["Body"].read()

@@ -21,7 +21,6 @@ from leaderboard.pipeline.loading import load_judgments
 from leaderboard.uploads.presigned import confirm_upload, start_upload
 from tests import DEMO
 from tests.leaderboard.api.test_api import bearer
-from tests.leaderboard.buckets import Bucket, S3Server
 
 RUN_B = (DEMO / "run-B.txt").read_bytes()
 QRELS = (DEMO / "qrels.txt").read_bytes()
@@ -198,22 +197,6 @@ def test_a_judgments_part_shares_its_version_s_file_which_stays_until_the_versio
     with django_capture_on_commit_callbacks(execute=True):
         Judgments.objects.filter(pk=version.pk).delete()
     assert stored(settings) == set()
-
-
-def test_a_store_that_does_not_answer_is_logged_and_the_deletion_stands(
-    library, participant, settings, caplog, django_capture_on_commit_callbacks
-):
-    run = Submission.objects.create(
-        benchmark=library, participant=participant, run_name="gone", file="runs/library/x.txt"
-    )
-    server = S3Server()
-    settings.STORAGES = {**settings.STORAGES, "default": Bucket(server, "lb-x").storage(timeout=1)}
-    server.stop()
-    with caplog.at_level(logging.WARNING, logger="leaderboard.pipeline.files"):
-        with django_capture_on_commit_callbacks(execute=True):
-            run.delete()
-    assert not Submission.objects.filter(pk=run.pk).exists()
-    assert "could not delete runs/library/x.txt" in caplog.text
 
 
 def test_in_the_bucket_a_presigned_run_keeps_its_object_until_the_run_itself_goes(

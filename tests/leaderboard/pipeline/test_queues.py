@@ -34,6 +34,8 @@ def test_scoring_and_comparing_are_routed_to_their_own_queues(settings):
     # Beat's housekeeping stays on the default queue, which every worker consumes.
     assert _queue_of(tasks.sweep_stuck.name) == app.conf.task_default_queue
     assert _queue_of(tasks.send_unsent.name) == app.conf.task_default_queue
+    # A deletion's files too: no scoring waits behind them.
+    assert _queue_of(tasks.discard_files.name) == app.conf.task_default_queue
 
 
 def test_a_worker_without_q_consumes_every_queue():

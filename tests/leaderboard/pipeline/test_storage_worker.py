@@ -106,3 +106,25 @@ def test_each_worker_fetches_the_judgments_once_for_many_runs(
     assert runs_fetched == 16
     assert all(count <= 1 for count in fetched), fetched  # once per worker, at most
     assert sum(fetched) >= 1
+
+
+def test_a_worker_deletes_a_deleted_run_s_objects_from_the_queue_not_the_request(
+    bucket, library, remote_workers, participant
+):
+    runs = []
+    for number in range(3):
+        run = Submission(benchmark=library, participant=participant, run_name=f"run-{number}")
+        run.file.save("run-B.txt", ContentFile(RUN_B), save=False)
+        run.parsed.save("run-B.arrow", ContentFile(b"lines"), save=False)
+        run.save()
+        runs.append(run)
+    judgments = library.latest_judgments.file.name
+    assert len(bucket.keys()) == 7
+    Submission.objects.filter(run_name__in=["run-0", "run-1"]).delete()  # commits here
+    assert len(bucket.keys()) == 7  # left to a worker: none runs yet
+    worker = remote_workers()
+    worker.wait_ready()
+    kept = sorted([judgments, runs[2].file.name, runs[2].parsed.name])
+    wait_for(lambda: bucket.keys() == kept, timeout=60, what="a worker to delete the objects")
+    ran = log_lines(worker, "leaderboard.tasks.discard_files")
+    assert any("succeeded" in line and line.endswith(": 4") for line in ran), ran  # 4 deleted
