@@ -125,7 +125,11 @@ class SubmissionList(ApiView):
         if "status" in query:
             runs = runs.filter(status=query["status"])
         runs = runs.select_related(
-            "benchmark", "benchmark__current_judgments", "participant", "phase", "team"
+            "benchmark",
+            "benchmark__current_judgments",
+            "participant__profile",
+            "phase",
+            "team",
         ).prefetch_related(
             Prefetch(
                 "results",

@@ -91,12 +91,16 @@ def rename_rows(rows: list, benchmark: Benchmark, user) -> list:
 
 def shown_names(run: Submission, user, cache: dict | None = None) -> tuple[str, str]:
     """A run's participant and team names as ``user`` sees them ("" for no team).
-    ``cache`` (per request) keeps one ``Names`` per benchmark over many runs."""
+    ``cache`` (per request) keeps one ``Names`` per benchmark over many runs; a list of
+    runs selects ``participant__profile`` with them, else each run reads its profile."""
     cache = {} if cache is None else cache
     names = cache.get(run.benchmark_id)
     if names is None:
         names = cache[run.benchmark_id] = names_for(run.benchmark, user)
-    profile = Profile.find(run.participant)
+    try:  # loaded with the run where a list asked for it (``participant__profile``)
+        profile = run.participant.profile
+    except Profile.DoesNotExist:  # no profile yet: the defaults
+        profile = Profile(user=run.participant)
     team = run.team  # the team it was submitted under, not the participant's now
     return (
         names.participant(run.participant_id, profile.public_name, run.team_id),
