@@ -9,8 +9,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from leaderboard.api import comparisons
 from leaderboard.models import Profile, Team
-from tests.leaderboard.pages_data import add_run, make_benchmark
+from tests.leaderboard.pages_data import add_run, make_benchmark, store_comparisons
 
 NEEDS = {f"n{i}": f"need {i}" for i in range(6)}
 
@@ -54,3 +55,26 @@ def test_the_run_list_costs_the_same_queries_for_twelve_runs_as_for_three(client
     assert ("run-07", "Person 7", "Team 3") in shown
     assert ("run-00", "Person 0", "Team 0") in shown
 
+
+def test_the_significance_matrix_makes_one_cell_serializer_for_all_its_cells(
+    client, benchmark, monkeypatch
+):
+    """DRF copies a serializer's fields each time one is made: one per cell of a 50 x 50
+    matrix took longer than the rest of the request."""
+    add_runs(benchmark, 0, 5)
+    store_comparisons(benchmark)
+    made = []
+    original = comparisons.MatrixCellSerializer.get_fields
+
+    def counted(self):
+        made.append(self)
+        return original(self)
+
+    monkeypatch.setattr(comparisons.MatrixCellSerializer, "get_fields", counted)
+    body = client.get("/api/benchmarks/queries/significance/").json()
+    assert len(body["cells"]) == 5 and sum(c is not None for c in body["cells"][0]) == 4
+    assert len(made) == 1
+    cell = body["cells"][0][1]
+    assert set(cell) == {"a", "b", "p", "significant", "better"}
+    assert cell["a"] == body["runs"][0]["submission_id"]
+    assert cell["b"] == body["runs"][1]["submission_id"]
