@@ -66,6 +66,7 @@ class SuperusersOnly(MalformedInputRefused):
 @admin.register(Profile)
 class ProfileAdmin(SuperusersOnly, admin.ModelAdmin):
     list_display = ["user", "display_name", "team", "notify_runs"]
+    list_select_related = ["user", "team"]  # the team may be empty: Django would not join it
     search_fields = ["user__username", "display_name", "team__name"]
     fields = ["user", "display_name", "team", "notify_runs"]
     readonly_fields = ["user"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from leaderboard.models import Profile, Team
 from leaderboard.models.people import MAX_MEMBERS, check_name_free, clean_name
@@ -238,3 +240,26 @@ def test_names_and_teams_are_moderated_by_superusers_only(
     assert renamed.status_code == 302
     team.refresh_from_db()
     assert (team.name, team.join_code) == ("Fine Name", "c" * 12)
+
+
+def test_the_profiles_list_costs_the_same_queries_for_twelve_members_as_for_three(
+    client, django_user_model
+):
+    """Each listed profile's team used to be read with a query of its own (a team may be
+    empty, so Django's own select_related of the list left it out)."""
+
+    def members(start: int, count: int) -> None:
+        for i in range(start, start + count):
+            user = django_user_model.objects.create_user(f"member-{i}")
+            team = Team.objects.get_or_create(name=f"Crew {i}")[0]
+            Profile.objects.create(user=user, display_name=f"Member {i}", team=team)
+
+    client.force_login(django_user_model.objects.create_superuser("root", password="pw-root-123"))
+    members(0, 3)
+    with CaptureQueriesContext(connection) as few:
+        assert client.get("/admin/leaderboard/profile/").status_code == 200
+    members(3, 9)
+    with CaptureQueriesContext(connection) as many:
+        page = client.get("/admin/leaderboard/profile/").content.decode()
+    assert len(many) == len(few)
+    assert "Crew 11" in page and "member-11" in page and "Crew 0" in page
