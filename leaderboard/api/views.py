@@ -174,9 +174,8 @@ class SubmissionDetail(ApiView):
         self.query(LensQuerySerializer)
         run = visible_submission(request, submission_id, scores=False)
         lens = api_lens(request, run.benchmark)  # the ?judgments= and ?needs= asked
-        shown = (
-            {run.pk: lens.pick(run.results.all())} if run.scores_visible_to(request.user) else {}
-        )
+        results = run.results.select_related("judgments").defer("per_need", "ranks")
+        shown = {run.pk: lens.pick(results)} if run.scores_visible_to(request.user) else {}
         context = {"request": request, "results": shown}
         return Response(s.SubmissionSerializer(run, context=context).data)
 

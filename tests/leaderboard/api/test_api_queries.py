@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from leaderboard.api import comparisons
-from leaderboard.models import Profile, Team
+from leaderboard.models import Benchmark, Judgments, Profile, Result, Team
 from tests.leaderboard.pages_data import add_run, make_benchmark, store_comparisons
 
 NEEDS = {f"n{i}": f"need {i}" for i in range(6)}
@@ -78,3 +78,35 @@ def test_the_significance_matrix_makes_one_cell_serializer_for_all_its_cells(
     assert set(cell) == {"a", "b", "p", "significant", "better"}
     assert cell["a"] == body["runs"][0]["submission_id"]
     assert cell["b"] == body["runs"][1]["submission_id"]
+
+
+def test_a_run_costs_the_same_queries_with_three_judgments_versions_as_with_one(client, benchmark):
+    """The run's answer read each of its results' judgments with a query of its own: one
+    more per version it was scored on (and three per version on a split benchmark)."""
+    add_runs(benchmark, 0, 1)
+    run = benchmark.submissions.get()
+    url = f"/api/submissions/{run.pk}/"
+    few, body = queries_of(client, url)
+    assert body["judgments_version"] == 1
+    first = run.results.get()
+    for version in (2, 3):
+        judgments = Judgments.objects.create(
+            benchmark=benchmark,
+            version=version,
+            file=f"judgments/queries/v{version}.txt",
+            sha256=f"{version}" * 64,
+            num_needs=len(NEEDS),
+            need_ids=list(NEEDS),
+        )
+        Result.objects.create(
+            submission=run,
+            judgments=judgments,
+            summary={"map": version / 10},
+            num_needs=len(NEEDS),
+            per_need=first.per_need,
+            ranks=first.ranks,
+        )
+    Benchmark.objects.filter(pk=benchmark.pk).update(current_judgments=judgments)
+    many, body = queries_of(client, url)
+    assert (body["judgments_version"], body["summary"]["map"]) == (3, 0.3)
+    assert many == few
