@@ -46,7 +46,7 @@ from evaluation.significance import (
     compare_one_against_many,
 )
 from leaderboard.models import Benchmark, Comparison, Result, Submission
-from leaderboard.reading.lenses import Lens, default_lens
+from leaderboard.reading.lenses import Lens, default_lens, default_rows
 from leaderboard.reading.names import rename_rows
 
 ALPHA = 0.05
@@ -431,11 +431,7 @@ def current_leaders(benchmarks: list[Benchmark], user) -> dict[int, tuple[Row, i
     """Per benchmark id: the leader on its primary measure and the number of runs shown,
     on the judgments row each benchmark's lens shows ``user`` by default."""
     runs = Submission.objects.live().scores_visible_to(user)
-    # Without a split the lens is the current version: no query to ask it.
-    rows = [
-        default_lens(b, user).judgments_id if b.has_split else b.current_judgments_id
-        for b in benchmarks
-    ]
+    rows = list(default_rows(benchmarks).values())
     values = Result.objects.filter(
         submission__benchmark__in=benchmarks,
         judgments_id__in=[pk for pk in rows if pk is not None],

@@ -297,3 +297,24 @@ def lens_for(request, benchmark: Benchmark) -> Lens:
 def default_lens(benchmark: Benchmark, user) -> Lens:
     """What ``user`` sees of ``benchmark`` when asking for nothing in particular."""
     return resolve_lens(benchmark, user)
+
+
+def default_rows(benchmarks: list[Benchmark], now: datetime | None = None) -> dict[int, int | None]:
+    """Per benchmark id, the id of the judgments row its default lens shows (None: nothing
+    to show yet), for a list of benchmarks in one query. The default row is the same for
+    every reader (organizers too see the public part until they ask for another), so a
+    list needs no lens per benchmark; ``resolve_lens`` decides the same way."""
+    needs = {b.pk: default_needs(b, b.revealed(now)) for b in benchmarks}
+    parents = [b.current_judgments_id for b in benchmarks if needs[b.pk] != "all"]
+    parts = {}
+    if any(parents):
+        rows = Judgments.objects.filter(parent_id__in=parents).values_list(
+            "parent_id", "part", "pk"
+        )
+        parts = {(parent, part): pk for parent, part, pk in rows}
+    return {
+        b.pk: b.current_judgments_id
+        if needs[b.pk] == "all"
+        else parts.get((b.current_judgments_id, needs[b.pk]))
+        for b in benchmarks
+    }
