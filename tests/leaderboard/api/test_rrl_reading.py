@@ -51,9 +51,10 @@ def test_the_client_compares_on_the_primary_measure_and_names_what_it_lacks(site
     )
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout.startswith("P@10: ")
-    # the server's one-sentence verdict, word for word, under the means
+    # the judgments and needs compared under the heading, as board and results print them,
+    # then the server's one-sentence verdict, word for word
     assert " P@10 on " in answer["verdict"] and "(t-test p " in answer["verdict"]
-    assert printed.stdout.splitlines()[1] == answer["verdict"]
+    assert printed.stdout.splitlines()[1:3] == ["Judgments v1, all needs", answer["verdict"]]
     lacking = rrl_command(
         "--url", site, "compare", "library", str(a.pk), str(b.pk), "--measure", "P_7",
         config=tmp_path,

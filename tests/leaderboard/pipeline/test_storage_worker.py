@@ -126,5 +126,9 @@ def test_a_worker_deletes_a_deleted_run_s_objects_from_the_queue_not_the_request
     worker.wait_ready()
     kept = sorted([judgments, runs[2].file.name, runs[2].parsed.name])
     wait_for(lambda: bucket.keys() == kept, timeout=60, what="a worker to delete the objects")
-    ran = log_lines(worker, "leaderboard.tasks.discard_files")
-    assert any("succeeded" in line and line.endswith(": 4") for line in ran), ran  # 4 deleted
+
+    def logged_success():  # the worker logs the task's answer just after the deletion
+        ran = log_lines(worker, "leaderboard.tasks.discard_files")
+        return any("succeeded" in line and line.endswith(": 4") for line in ran)  # 4 deleted
+
+    wait_for(logged_success, timeout=30, what="the worker to log discard_files: 4")
