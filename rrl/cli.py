@@ -266,14 +266,24 @@ def board(client, args, path) -> int:
         return _print_json(answer)
     leaderboard = answer["leaderboard"]
     measure = _label(leaderboard, leaderboard["ranked_by"])
+    runs = leaderboard["runs"]
+    teams = any(r.get("team") for r in runs)  # the team the run was submitted under
     rows = [
-        (r["rank"] or "", r["run_name"], r["participant"], _number(r["value"]), r["submission_id"])
-        for r in leaderboard["runs"]
+        (
+            r["rank"] or "",
+            r["run_name"],
+            r["participant"],
+            *((r.get("team") or "",) if teams else ()),
+            _number(r["value"]),
+            r["submission_id"],
+        )
+        for r in runs
     ]
     print(f"{answer['title']}, ranked by {measure}")
     print(_judgments_line(leaderboard.get("judgments_version"), leaderboard.get("needs")))
     _print_phase(answer)
-    _print_table(("rank", "run", "participant", measure, "id"), rows)
+    header = ("rank", "run", "participant", *(("team",) if teams else ()), measure, "id")
+    _print_table(header, rows)
     return 0
 
 

@@ -229,3 +229,28 @@ def test_json_after_a_command_of_a_command_is_taken_too():
     args = cli.parser().parse_args(["phase", "list", "robust04", "--json"])
     assert args.json is True and args.url is None
     assert cli.parser().parse_args(["--url", "http://a", "runs"]).url == "http://a"
+
+
+def test_board_prints_each_run_s_team_when_any_run_has_one(monkeypatch, capsys):
+    monkeypatch.setenv("RRL_TOKEN", "t")
+    run = {"rank": 1, "value": 0.5, "submission_id": 3}
+    boards = [
+        [{**run, "run_name": "bm25", "participant": "Ada", "team": "Engines"},
+         {**run, "rank": 2, "run_name": "solo", "participant": "Bob", "team": ""}],
+        [{**run, "run_name": "bm25", "participant": "Ada", "team": ""}],
+    ]  # fmt: skip
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        board = {"ranked_by": "map", "judgments_version": 1, "needs": "all", "runs": boards[0]}
+        return httpx.Response(200, json={"title": "Lib", "leaderboard": board})
+
+    fake = functools.partial(client.Client, transport=httpx.MockTransport(handler), backoff=0)
+    monkeypatch.setattr(client, "Client", fake)
+    assert cli.main(["--url", "http://lb.test", "board", "lib"]) == 0
+    table = capsys.readouterr().out.splitlines()[2:]
+    assert table[0].split() == ["rank", "run", "participant", "team", "map", "id"]
+    assert table[-2].split() == ["1", "bm25", "Ada", "Engines", "0.5000", "3"]
+    assert table[-1].split() == ["2", "solo", "Bob", "0.5000", "3"]  # alone: no team
+    boards.pop(0)  # no run has a team: no column for it
+    assert cli.main(["--url", "http://lb.test", "board", "lib"]) == 0
+    assert "team" not in capsys.readouterr().out
