@@ -55,6 +55,17 @@ KEY_CELLS = """() => {
 }"""
 
 
+# The column heading a reader sees above the first run name (what is drawn there, sticky
+# or not): its text.
+HEADING_ABOVE_RUN_NAMES = """() => {
+  const name = document.querySelector('#board tbody th[scope=row]').getBoundingClientRect();
+  const head = document.querySelector('#board thead tr').getBoundingClientRect();
+  const top = document.elementFromPoint(name.left + name.width / 2, head.top + head.height / 2);
+  const cell = top && top.closest('th, td');
+  return cell ? cell.innerText.trim() : '';
+}"""
+
+
 def in_view(page, selector: str) -> list[dict]:
     """Bounding boxes of the first body row's cells matching ``selector``."""
     return page.eval_on_selector_all(
@@ -99,6 +110,9 @@ def test_rank_run_measure_and_vs_1_fit_the_width(
         )
         run = in_view(page, "th[scope=row]")[0]
         assert run["left"] >= 0 and run["right"] <= width
+        # ... and so does their column's heading: "Run" is what is drawn above them.
+        page.locator("#board thead").scroll_into_view_if_needed()
+        assert page.evaluate(HEADING_ABOVE_RUN_NAMES) == "Run"
     else:
         assert not page.locator("#board-scroll-hint").is_visible()
     page.close()
