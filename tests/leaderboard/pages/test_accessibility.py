@@ -358,3 +358,17 @@ def test_every_table_is_named():
     ]
     assert len(tables) >= 15
     assert [t for t in tables if "<caption" not in t[1] and "aria-label" not in t[1]] == []
+    # The box a table scrolls in is a focus stop of its own: a screen reader announces it
+    # as a region by the name of the table in it (its caption or heading, on the page).
+    unnamed = []
+    for path in templates.rglob("*.html"):
+        text = path.read_text()
+        for tag in re.findall(r"<div[^>]*class=\"table-wrap[^>]*>", text):
+            attributes = dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
+            names = attributes.get("aria-labelledby", "").split()
+            named = bool(attributes.get("aria-label", "").strip()) or (
+                names != [] and all(f'id="{name}"' in text for name in names)
+            )
+            if attributes.get("role") != "region" or not named:
+                unnamed.append((path.name, tag))
+    assert unnamed == []

@@ -171,8 +171,8 @@ def test_the_page_is_the_organizers(client, tiny, organizer, participant):
     page = client.get("/benchmarks/tiny/summary/")
     assert page.status_code == 200
     html = page.content.decode()
-    assert "<caption>Runs per team in Test</caption>" in html
-    assert "<caption>Judged@10 and Judged@100 of every scored run</caption>" in html
+    assert ">Runs per team in Test</caption>" in html
+    assert ">Judged@10 and Judged@100 of every scored run</caption>" in html
     assert '<td class="num">0.417</td>' in html  # A's Judged@100, 5/12
     assert 'href="/benchmarks/tiny/summary/"' in client.get("/benchmarks/tiny/").content.decode()
     assert (
