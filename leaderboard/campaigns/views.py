@@ -11,6 +11,8 @@ cached reader of the judgments (``pool_qrels``) for Judged@k.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -22,7 +24,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from leaderboard.campaigns.exports import export_response
 from leaderboard.models import Phase, set_final_runs
-from leaderboard.models.finals import TeamKey, limit_for, team_finals, team_key
+from leaderboard.models.finals import RunsRefused, TeamKey, limit_for, team_finals, team_key
 from leaderboard.models.pooling import MAX_DEPTH, MAX_RUNS_PER_TEAM
 from leaderboard.pages.shortcuts import problem_page
 from leaderboard.pipeline.scoring import pool_qrels
@@ -33,18 +35,23 @@ from leaderboard.reading.visibility import Problem, visible_benchmark
 
 
 def _priorities(request: HttpRequest, teams: dict[int, TeamKey]) -> list[int]:
-    """The run ids given a priority, in priority order; ValidationError for a bad one.
-    ``teams``: each run's team (priorities count within a team)."""
-    given = []
+    """The run ids given a priority, in priority order; RunsRefused naming the runs with
+    a bad one. ``teams``: each run's team (priorities count within a team)."""
+    given, bad = [], []
     for run_id in teams:
         text = request.POST.get(f"priority-{run_id}", "").strip()
         if not text:
             continue
         if not (text.isascii() and text.isdigit()) or int(text) < 1:  # "²" is a digit too
-            raise ValidationError(f"A priority is a whole number from 1: {text!r} is not.")
-        given.append((int(text), run_id))
-    if len({(teams[r], p) for p, r in given}) != len(given):
-        raise ValidationError("Two runs have the same priority.")
+            bad.append((run_id, text))
+        else:
+            given.append((int(text), run_id))
+    if bad:
+        message = f"A priority is a whole number from 1: {bad[0][1]!r} is not."
+        raise RunsRefused(message, [run_id for run_id, _ in bad])
+    taken = Counter((teams[r], p) for p, r in given)
+    if same := [r for p, r in given if taken[teams[r], p] > 1]:
+        raise RunsRefused("Two runs have the same priority.", same)
     return [run_id for _, run_id in sorted(given)]
 
 
@@ -58,7 +65,7 @@ def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
         seen = team_finals(benchmark, request.user, now, phase_name)
     except ValidationError as error:
         return problem_page(request, Problem(error.messages[0]), benchmark)
-    error = ""
+    error, at_fault = "", set()
     if request.method == "POST":
         try:
             ids = _priorities(request, {r.pk: team_key(r) for r in seen.runs})
@@ -67,12 +74,24 @@ def final_runs(request: HttpRequest, slug: str) -> HttpResponse:
             )
         except (ValidationError, PermissionDenied) as refusal:
             error = refusal.messages[0] if isinstance(refusal, ValidationError) else str(refusal)
+            at_fault = set(getattr(refusal, "run_ids", ()))
         else:
             messages.success(request, "Your team's final runs are saved.")
             return redirect(request.get_full_path())
     priority = {f.submission.pk: f.priority for f in seen.finals if f.chosen}
     counted = {f.submission.pk: f.priority for f in seen.finals}
-    rows = [(run, priority.get(run.pk), counted.get(run.pk)) for run in seen.runs]
+    # A refused form shows the priorities as typed (nothing was saved), the ones at fault
+    # marked; a closed phase's form shows what stands.
+    typed = request.POST if error and seen.open else {}
+    rows = [
+        (
+            run,
+            typed.get(f"priority-{run.pk}", priority.get(run.pk)),
+            counted.get(run.pk),
+            run.pk in at_fault,
+        )
+        for run in seen.runs
+    ]
     # Runs from before the participant made or joined a team are a team of one of theirs.
     several = len({team_key(run) for run in seen.runs}) > 1
     context = {

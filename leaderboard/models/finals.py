@@ -55,6 +55,15 @@ class PhaseClosed(ValidationError):
     """The phase has closed: its final runs no longer change."""
 
 
+class RunsRefused(ValidationError):
+    """Runs that cannot be final as given: ``run_ids`` names them (the form marks those
+    fields, the message says why)."""
+
+    def __init__(self, message: str, run_ids: list[int]) -> None:
+        super().__init__(message)
+        self.run_ids = list(run_ids)
+
+
 def limit_for(benchmark, phase: Phase | None) -> int:
     if phase is not None and phase.final_runs is not None:
         return phase.final_runs
@@ -147,24 +156,26 @@ def set_final_runs(
         for run_id in run_ids:
             run = runs.get(run_id)
             if run is None:
-                raise ValidationError(f"{benchmark.title} has no run {run_id}.")
+                raise RunsRefused(f"{benchmark.title} has no run {run_id}.", [run_id])
             if not team_runs.filter(pk=run_id).exists():
                 if run.phase_id != (phase.pk if phase else None):
                     where = f"the phase {phase.name}" if phase else "no phase"
-                    raise ValidationError(f"The run {run.run_name} was not submitted in {where}.")
+                    raise RunsRefused(
+                        f"The run {run.run_name} was not submitted in {where}.", [run_id]
+                    )
                 raise PermissionDenied(f"The run {run.run_name} is not your team's.")
             if run.status in (Submission.Status.FAILED, Submission.Status.WITHDRAWN):
-                raise ValidationError(
-                    f"The run {run.run_name} is {run.status}: it cannot be final."
+                raise RunsRefused(
+                    f"The run {run.run_name} is {run.status}: it cannot be final.", [run_id]
                 )
         # Priorities count within each team the runs were submitted under: the user's
         # team, and the user's runs from before it as a team of one.
         by_team: dict[TeamKey, list[int]] = {}
         for run_id in run_ids:
             by_team.setdefault(team_key(runs[run_id]), []).append(run_id)
-        if any(len(ids) > limit for ids in by_team.values()):
+        if over := [i for ids in by_team.values() if len(ids) > limit for i in ids]:
             where = f"the phase {phase.name}" if phase else benchmark.title
-            raise ValidationError(f"At most {limit} final runs per team in {where}.")
+            raise RunsRefused(f"At most {limit} final runs per team in {where}.", over)
         list(team_runs.select_for_update())  # one writer per team at a time
         team_runs.exclude(final_priority=None).update(final_priority=None)
         for ids in by_team.values():

@@ -4,6 +4,7 @@ marks none has its latest N scored runs counted."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 import time_machine
@@ -184,6 +185,53 @@ def test_a_priority_that_is_no_whole_number_is_refused_on_the_page(
             assert refused.status_code == 400, text
             assert "A priority is a whole number from 1" in refused.content.decode(), text
     assert Submission.objects.get(pk=run.pk).final_priority is None
+
+
+def test_the_priorities_at_fault_are_marked_and_described_by_the_error(
+    client, library, phase, participant
+):
+    """A refused form marks the inputs at fault aria-invalid, each described by the
+    alert that says why (WCAG 3.3.1), and shows them as typed; the others are left be."""
+    phase.final_runs = 2
+    phase.save()
+    a, b, c = (make_run(library, participant, name, phase, day) for day, name in enumerate("abc"))
+    client.force_login(participant)
+
+    def refused(priorities: dict) -> tuple[dict[int, str], str]:
+        with time_machine.travel(DURING, tick=False):
+            page = client.post(
+                "/benchmarks/library/final-runs/",
+                {f"priority-{run.pk}": text for run, text in priorities.items()},
+            )
+        assert page.status_code == 400
+        html = page.content.decode()
+        alert = re.search(r'<p [^>]*role="alert"[^>]*>', html).group(0)
+        alert_id = re.search(r'id="([^"]+)"', alert)
+        assert alert_id, f"nothing can point at the alert: {alert}"
+        inputs = {
+            run.pk: re.search(rf'<input id="priority-{run.pk}"[^>]*>', html).group(0)
+            for run in (a, b, c)
+        }
+        return inputs, alert_id.group(1)
+
+    def at_fault(inputs: dict[int, str], alert_id: str) -> set[int]:
+        marked = set()
+        for pk, tag in inputs.items():
+            if 'aria-invalid="true"' in tag:
+                assert f'aria-describedby="{alert_id}"' in tag, tag
+                marked.add(pk)
+            else:
+                assert "aria-describedby" not in tag, tag
+        return marked
+
+    inputs, alert_id = refused({a: "1.5", b: "1", c: ""})
+    assert at_fault(inputs, alert_id) == {a.pk}
+    assert 'value="1.5"' in inputs[a.pk] and 'value="1"' in inputs[b.pk]
+    inputs, alert_id = refused({a: "2", b: "2", c: "1"})  # the same priority twice
+    assert at_fault(inputs, alert_id) == {a.pk, b.pk}
+    inputs, alert_id = refused({a: "1", b: "2", c: "3"})  # one too many: the model says
+    assert at_fault(inputs, alert_id) == {a.pk, b.pk, c.pk}
+    assert not Submission.objects.filter(final_priority__isnull=False).exists()
 
 
 def test_runs_from_before_a_team_stay_their_participants_to_mark(
