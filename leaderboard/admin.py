@@ -204,7 +204,7 @@ class BenchmarkAdmin(OrganizerScoped, admin.ModelAdmin):
                 self.message_user(
                     request,
                     f"Judgments v{judgments.version} are {os.path.basename(qrels.name)} "
-                    "already (the same file): no new version, nothing rescored.",
+                    "already (the same judgments): no new version, nothing rescored.",
                     messages.WARNING,
                 )
                 return

@@ -23,8 +23,8 @@ from leaderboard.admin_measures import MeasureListField, catalog_column, testabl
 from leaderboard.models import Benchmark, Phase
 from leaderboard.models.splits import checked_private, draw_private
 from leaderboard.pipeline.datasets import DatasetError, dataset_files
-from leaderboard.pipeline.files import chunks_of, max_uncompressed_bytes, sha256_of
-from leaderboard.pipeline.loading import check_version
+from leaderboard.pipeline.files import max_uncompressed_bytes
+from leaderboard.pipeline.loading import check_version, unchanged
 from leaderboard.pipeline.scoring import load_qrels
 
 
@@ -152,11 +152,11 @@ class BenchmarkForm(forms.ModelForm):
         """``loading.check_version`` on the judgments about to be loaded, against the
         benchmark as this post leaves it (its needs with those of the needs file, its
         relevance level, its split), so that a refused file is a form error at its line and
-        nothing of the post is saved. A file equal to the latest version is loaded as
-        nothing: not checked."""
+        nothing of the post is saved. The latest version's judgments again
+        (``loading.unchanged``) are loaded as nothing: not checked."""
         instance = self.instance
         latest = instance.latest_judgments if instance.pk else None
-        if latest is not None and latest.sha256 == sha256_of(chunks_of(stream))[0]:
+        if unchanged(latest, stream, name, judged=len(qrels)):
             return
         titled = dict(instance.needs.values_list("need_id", "title")) if instance.pk else {}
         if needs is not None:

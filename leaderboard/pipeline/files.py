@@ -12,8 +12,8 @@ thousand keys a request (``delete_files``). A file store that does not answer ra
 ``StorageUnavailable`` (worth retrying), a missing file ``FileNotFoundError`` (not
 worth it).
 
-Also here: the content hash that names a run or a judgments file, and the size a file
-may expand to (``MAX_UNCOMPRESSED_MB``), which every read of an uploaded file passes to
+Also here: the content hash that names a run or a judgments file, the hash of a file's
+content once gunzipped (``content_sha256_of``), and the size a file may expand to (``MAX_UNCOMPRESSED_MB``), which every read of an uploaded file passes to
 the engine's readers.
 """
 
@@ -38,6 +38,7 @@ from django.db.models.fields.files import FieldFile
 from storages.backends.s3 import S3Storage
 from storages.utils import clean_name
 
+from evaluation.trec.sources import Decoded
 from leaderboard.models import PendingUpload, Submission
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,19 @@ def sha256_of(chunks: Iterable[bytes]) -> tuple[str, int]:
         digest.update(chunk)
         size += len(chunk)
     return digest.hexdigest(), size
+
+
+def content_sha256_of(stream: BinaryIO, name: str) -> str:
+    """SHA-256 (hex) of a seekable stream's content, gunzipped if it is gzipped: a file
+    plain and gzipped (at any level) has one. Read from its start and rewound after;
+    ``TrecFormatError`` naming ``name`` for broken gzip data or content past
+    :func:`max_uncompressed_bytes`."""
+    stream.seek(0)
+    try:
+        content = Decoded(stream, name, max_uncompressed_bytes())
+        return sha256_of(iter(lambda: content.read(1 << 20), b""))[0]
+    finally:
+        stream.seek(0)
 
 
 def chunks_of(stream: BinaryIO, size: int = 1 << 20) -> Iterator[bytes]:

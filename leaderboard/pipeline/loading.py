@@ -21,8 +21,11 @@ from evaluation.trec.need_ids import NEED_ID_LIMIT
 from leaderboard.models import Benchmark, InformationNeed, Judgments, Result, Submission
 from leaderboard.models.submissions import keep_name
 from leaderboard.pipeline.files import (
+    StorageUnavailable,
     chunks_of,
+    content_sha256_of,
     discard,
+    local_copy,
     max_uncompressed_bytes,
     save,
     sha256_of,
@@ -66,14 +69,15 @@ def strcmp_sorted(values) -> list[str]:
 def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str = "") -> Judgments:
     """Store a qrels file as the benchmark's next judgments version and queue rescoring.
 
-    An upload identical (same sha256) to the latest version adds nothing and returns it.
-    The version returned carries ``queued``, how many runs this call queued for
-    rescoring (0 for an identical upload): not stored, for the caller's message.
+    An upload of the latest version's judgments (:func:`unchanged`: the same lines, plain
+    or gzipped) adds nothing and returns it. The version returned carries ``queued``, how
+    many runs this call queued for rescoring (0 for an unchanged upload): not stored, for
+    the caller's message.
     """
     qrels = read_qrels(stream, name=name, max_bytes=max_uncompressed_bytes())
     sha256, _ = sha256_of(chunks_of(stream))
     latest = benchmark.latest_judgments
-    if latest is not None and latest.sha256 == sha256:
+    if unchanged(latest, stream, name, judged=len(qrels), sha256=sha256):
         latest.queued = 0
         return latest
     need_ids, relevant = check_version(
@@ -128,6 +132,40 @@ def load_judgments(benchmark: Benchmark, stream: BinaryIO, name: str, note: str 
             raise
     judgments.queued = queued
     return judgments
+
+
+def unchanged(
+    latest: Judgments | None,
+    stream: BinaryIO,
+    name: str,
+    *,
+    judged: int,
+    sha256: str | None = None,
+) -> bool:
+    """Whether the upload ``stream`` (``judged`` qrels rows; ``sha256``, its bytes' hash,
+    computed when not given) holds the ``latest`` version's judgments: the same lines
+    once gunzipped, so the file plain where it was gzipped, or gzipped at another level,
+    is no new version (every run would be rescored for nothing).
+
+    The same bytes are told by the stored hash; other bytes with as many rows by hashing
+    both contents, the stored file read once more. ``Judgments.sha256`` stays the stored
+    file's hash (the workers' cache key names the file), and judgments are uploaded
+    rarely enough that a second hash would not earn a column, a migration and a backfill
+    reading every stored file. A stored file that is gone, or a store that does not
+    answer, is no match: the upload is loaded as a new version (or refused when it
+    cannot be stored)."""
+    if latest is None:
+        return False
+    if latest.sha256 == (sha256 or sha256_of(chunks_of(stream))[0]):
+        return True
+    if latest.num_judged != judged:
+        return False
+    try:
+        with local_copy(latest.file) as path, open(path, "rb") as stored:
+            theirs = content_sha256_of(stored, latest.file.name)
+    except (FileNotFoundError, StorageUnavailable, TrecFormatError):
+        return False
+    return content_sha256_of(stream, name) == theirs
 
 
 def check_version(

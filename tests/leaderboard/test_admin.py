@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -159,8 +161,16 @@ def test_the_same_judgments_file_again_says_so(client, organizer, demo):
     qrels = SimpleUploadedFile("again.txt", (DEMO / "qrels.txt").read_bytes())
     data = benchmark_form(slug="library", title=demo.title, qrels_file=qrels, interpolation="exact")
     response = client.post(url, data, follow=True).content.decode()
-    assert "Judgments v1 are again.txt already (the same file): no new version" in response
+    assert "Judgments v1 are again.txt already (the same judgments): no new version" in response
     assert "runs queued" not in response
+    assert set(demo.submissions.values_list("status", flat=True)) == {"scored"}
+    # The same lines gzipped are the same judgments: no version, nothing rescored.
+    gzipped = gzip.compress((DEMO / "qrels.txt").read_bytes(), compresslevel=1)
+    qrels = SimpleUploadedFile("again.txt.gz", gzipped)
+    data = benchmark_form(slug="library", title=demo.title, qrels_file=qrels, interpolation="exact")
+    response = client.post(url, data, follow=True).content.decode()
+    assert "Judgments v1 are again.txt.gz already (the same judgments)" in response
+    assert "runs queued" not in response and demo.judgments.count() == 1
     assert set(demo.submissions.values_list("status", flat=True)) == {"scored"}
     qrels = (DEMO / "qrels.txt").read_bytes() + b"atwood 0 extra-doc 1\n"
     data = benchmark_form(

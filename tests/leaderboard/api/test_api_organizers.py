@@ -3,6 +3,8 @@ from the API (log in with a password, list, revoke) under django-axes' lock."""
 
 from __future__ import annotations
 
+import gzip
+
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import ApiToken, Benchmark, Submission
@@ -88,6 +90,9 @@ def test_organizers_load_needs_and_judgments_and_rescore(
     assert first.json()["version"] == 1 and first.json()["created"] is True
     same = post_file(client, qrels_url, headers, qrels, "qrels.txt")
     assert same.status_code == 200 and same.json()["created"] is False
+    same = post_file(client, qrels_url, headers, gzip.compress(qrels), "qrels.txt.gz")
+    assert same.status_code == 200 and same.json()["created"] is False  # the same lines
+    assert same.json()["queued"] == 0 and benchmark.judgments.count() == 1
 
     with django_capture_on_commit_callbacks(execute=True):
         assert upload(client, bearer(participant)).status_code == 404  # another benchmark

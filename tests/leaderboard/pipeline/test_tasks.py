@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import gzip
+import hashlib
 import io
 
 import numpy as np
@@ -192,3 +194,34 @@ def test_new_judgments_rescore_every_run_and_switch_when_done(
     assert Comparison.objects.filter(judgments=second).count() == 1
     # The same file again adds no version.
     assert load_judgments(library, io.BytesIO(qrels), "again.txt") == second
+
+
+def test_the_same_judgments_plain_or_gzipped_are_no_new_version(
+    library, participant, django_capture_on_commit_callbacks
+):
+    """The latest version's lines again, gzipped at any level or plain where they were
+    gzipped, add no version and rescore nothing; other lines (as many of them) do. The
+    version keeps the hash of its stored file (the workers' cache key)."""
+    run = make_run(library, participant, "A", (DEMO / "run-A.txt").read_bytes())
+    tasks.score_submission.apply(args=[run.pk])
+    first = library.latest_judgments
+    plain = (DEMO / "qrels.txt").read_bytes()
+    fast, best = gzip.compress(plain, compresslevel=1), gzip.compress(plain, compresslevel=9)
+    assert fast != best
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        for name, content in [("q.txt.gz", fast), ("q-best.txt.gz", best), ("q.txt", plain)]:
+            again = load_judgments(library, io.BytesIO(content), name)
+            assert (again, again.queued) == (first, 0), name
+    assert not callbacks and library.judgments.count() == 1
+    run.refresh_from_db()
+    assert run.status == "scored"
+    other = plain.replace(
+        b"cs-foundations 0 cs-foundations-non-A01 0", b"cs-foundations 0 cs-foundations-non-A01 1"
+    )
+    gzipped = gzip.compress(other, mtime=0)
+    second = load_judgments(library, io.BytesIO(gzipped), "v2.txt.gz")
+    assert (second.version, second.queued) == (2, 1)
+    assert second.num_judged == first.num_judged
+    assert second.sha256 == hashlib.sha256(gzipped).hexdigest() != first.sha256
+    # Gzipped latest, plain upload: the same judgments too.
+    assert load_judgments(library, io.BytesIO(other), "v2.txt") == second
