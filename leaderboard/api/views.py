@@ -26,7 +26,7 @@ from leaderboard.api.lenses import LensQuerySerializer, MeasureQuerySerializer, 
 from leaderboard.api.schema import errors
 from leaderboard.models import Benchmark, Result, Submission
 from leaderboard.reading.boards import Board, build_leaderboard, unknown_measure_message
-from leaderboard.reading.lenses import Lens, default_lens
+from leaderboard.reading.lenses import default_lenses
 from leaderboard.reading.visibility import visible_benchmark, visible_submission
 
 
@@ -149,15 +149,10 @@ class SubmissionList(ApiView):
 
 def _default_results(request: Request, runs) -> dict[int, Result | None]:
     """Each run's result its benchmark's default lens shows the caller (``Lens.pick``),
-    one lens per benchmark (``?judgments=`` names a version of one benchmark, so a list
-    that may span benchmarks takes none)."""
-    lenses: dict[int, Lens] = {}
-    shown = {}
-    for run in runs:
-        if run.benchmark_id not in lenses:
-            lenses[run.benchmark_id] = default_lens(run.benchmark, request.user)
-        shown[run.pk] = lenses[run.benchmark_id].pick(run.results.all())
-    return shown
+    the lenses of all the page's benchmarks resolved at once (``?judgments=`` names a
+    version of one benchmark, so a list that may span benchmarks takes none)."""
+    lenses = default_lenses([run.benchmark for run in runs], request.user)
+    return {run.pk: lenses[run.benchmark_id].pick(run.results.all()) for run in runs}
 
 
 class SubmissionDetail(ApiView):

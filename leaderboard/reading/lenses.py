@@ -19,7 +19,7 @@ never the whole version in its place, which holds the private needs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -212,13 +212,18 @@ def default_needs(benchmark: Benchmark, revealed: bool) -> str:
     return benchmark.final_needs if revealed else "public"
 
 
-def allowed_needs(benchmark: Benchmark, user, revealed: bool) -> tuple[str, ...]:
-    """The ``needs`` a reader may ask for on this benchmark."""
+def allowed_needs(
+    benchmark: Benchmark, user, revealed: bool, organises: bool | None = None
+) -> tuple[str, ...]:
+    """The ``needs`` a reader may ask for on this benchmark; ``organises``, whether
+    ``user`` organises it, is asked of the database when not given."""
     if not benchmark.has_split:
         return ("all",)
-    if revealed or benchmark.is_organised_by(user):
+    if revealed:
         return NEEDS
-    return ("public",)
+    if organises is None:
+        organises = benchmark.is_organised_by(user)
+    return NEEDS if organises else ("public",)
 
 
 def resolve_lens(
@@ -299,19 +304,56 @@ def default_lens(benchmark: Benchmark, user) -> Lens:
     return resolve_lens(benchmark, user)
 
 
+def default_lenses(
+    benchmarks: Iterable[Benchmark], user, now: datetime | None = None
+) -> dict[int, Lens]:
+    """Per benchmark id, the lens ``default_lens`` gives ``user``, for a list of benchmarks
+    (``current_judgments`` selected with them) in two queries at most however long it is:
+    their default parts (``default_rows``) and which of the unrevealed split ones ``user``
+    organises (what ``allowed`` holds)."""
+    listed = list({b.pk: b for b in benchmarks}.values())
+    revealed = {b.pk: b.revealed(now) for b in listed}
+    needs = {b.pk: default_needs(b, revealed[b.pk]) for b in listed}
+    parts = {(j.parent_id, j.part): j for j in _default_parts(listed, needs)}
+    unsure = [b.pk for b in listed if b.has_split and not revealed[b.pk]]
+    organised: set[int] = set()
+    if unsure and user.is_authenticated:
+        mine = Benchmark.objects.filter(pk__in=unsure).organised_by(user)
+        organised = set(mine.values_list("pk", flat=True))
+    lenses = {}
+    for b in listed:
+        whole = b.current_judgments if b.current_judgments_id else None
+        shown = whole
+        if whole is not None and needs[b.pk] != "all":
+            shown = parts.get((whole.pk, needs[b.pk]))
+        allowed = allowed_needs(b, user, revealed[b.pk], organises=b.pk in organised)
+        lenses[b.pk] = Lens(
+            benchmark=b,
+            judgments=shown,
+            whole=whole,
+            needs=needs[b.pk],
+            is_current=whole is not None,
+            allowed=allowed,
+            reader=user,
+        )
+    return lenses
+
+
+def _default_parts(benchmarks: list[Benchmark], needs: dict[int, str]):
+    """The parts of the current versions of those ``benchmarks`` whose default ``needs``
+    (per benchmark id) is a part: a QuerySet, empty when there are none."""
+    parents = [b.current_judgments_id for b in benchmarks if needs[b.pk] != "all"]
+    return Judgments.objects.filter(parent_id__in=[p for p in parents if p is not None])
+
+
 def default_rows(benchmarks: list[Benchmark], now: datetime | None = None) -> dict[int, int | None]:
     """Per benchmark id, the id of the judgments row its default lens shows (None: nothing
     to show yet), for a list of benchmarks in one query. The default row is the same for
     every reader (organizers too see the public part until they ask for another), so a
     list needs no lens per benchmark; ``resolve_lens`` decides the same way."""
     needs = {b.pk: default_needs(b, b.revealed(now)) for b in benchmarks}
-    parents = [b.current_judgments_id for b in benchmarks if needs[b.pk] != "all"]
-    parts = {}
-    if any(parents):
-        rows = Judgments.objects.filter(parent_id__in=parents).values_list(
-            "parent_id", "part", "pk"
-        )
-        parts = {(parent, part): pk for parent, part, pk in rows}
+    rows = _default_parts(benchmarks, needs).values_list("parent_id", "part", "pk")
+    parts = {(parent, part): pk for parent, part, pk in rows}
     return {
         b.pk: b.current_judgments_id
         if needs[b.pk] == "all"

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_safe
 
 from leaderboard.models import Benchmark, Result, Submission
-from leaderboard.reading.lenses import Lens, default_lens
+from leaderboard.reading.lenses import default_lenses
 from leaderboard.reading.visibility import visible_submission
 from leaderboard.uploads.forms import SubmissionForm
 from leaderboard.uploads.receiving import receive_run
@@ -79,12 +79,10 @@ def my_submissions(request: HttpRequest) -> HttpResponse:
         )
     )
     rows = []
-    lenses: dict[int, Lens] = {}  # one per benchmark: what its board shows this participant
+    # what each benchmark's board shows this participant, resolved for all at once
+    lenses = default_lenses([s.benchmark for s in submissions], request.user)
     for submission in submissions:
-        benchmark = submission.benchmark
-        if benchmark.pk not in lenses:
-            lenses[benchmark.pk] = default_lens(benchmark, request.user)
-        result = lenses[benchmark.pk].pick(submission.results.all())
+        result = lenses[submission.benchmark_id].pick(submission.results.all())
         if submission.scores_hidden():  # a hidden phase's: the organizers' until the reveal
             result = None
         value = result.summary.get(submission.benchmark.primary_measure) if result else None

@@ -11,6 +11,8 @@ from django.test.utils import CaptureQueriesContext
 
 from leaderboard.api import comparisons
 from leaderboard.models import Benchmark, Judgments, Profile, Result, Team
+from tests.leaderboard import split_data as split
+from tests.leaderboard.api.test_api import bearer
 from tests.leaderboard.pages_data import add_run, make_benchmark, store_comparisons
 
 NEEDS = {f"n{i}": f"need {i}" for i in range(6)}
@@ -34,9 +36,9 @@ def benchmark(db):
     return make_benchmark("queries", NEEDS)
 
 
-def queries_of(client, url: str) -> tuple[int, dict]:
+def queries_of(client, url: str, headers: dict | None = None) -> tuple[int, dict]:
     with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
+        response = client.get(url, headers=headers)
     assert response.status_code == 200, response.content[:300]
     return len(queries), response.json()
 
@@ -110,3 +112,35 @@ def test_a_run_costs_the_same_queries_with_three_judgments_versions_as_with_one(
     many, body = queries_of(client, url)
     assert (body["judgments_version"], body["summary"]["map"]) == (3, 0.3)
     assert many == few
+
+
+def split_run(person, slug: str, shift: float) -> None:
+    """``person``'s run on a new benchmark whose split is not revealed yet, scored on
+    the whole version and on each part (``shift`` moves its values)."""
+    benchmark = make_benchmark(slug, split.NEEDS, private_needs=split.PRIVATE)
+    whole = benchmark.current_judgments
+    run = benchmark.submissions.create(
+        participant=person, run_name=f"run-{slug}", file=f"runs/{slug}.txt", status="scored"
+    )
+    split.score(run, whole, "alpha", shift)
+    for part, needs in (("public", split.PUBLIC), ("private", split.PRIVATE)):
+        split.score(run, split.part_of(whole, part, needs), "alpha", shift)
+
+
+def test_one_s_own_runs_cost_the_same_queries_on_three_benchmarks_as_on_one(client, db):
+    """The list resolved a lens per benchmark on the page: a split benchmark's public
+    part and whether the caller organises it, two queries more for each."""
+    person = get_user_model().objects.create_user("person")
+    url = "/api/submissions/?mine=true"
+    split_run(person, "first", 0.0)
+    few, body = queries_of(client, url, bearer(person))  # a new token each: its first use
+    assert [r["needs"] for r in body["submissions"]] == ["public"]
+    split_run(person, "second", 0.01)
+    split_run(person, "third", 0.02)
+    many, body = queries_of(client, url, bearer(person))
+    assert many == few
+    shown = {(r["run_name"], r["needs"], r["judgments_version"]) for r in body["submissions"]}
+    assert shown == {(f"run-{s}", "public", 1) for s in ("first", "second", "third")}
+    means = sorted(round(r["summary"]["map"], 4) for r in body["submissions"])
+    public = float(split.mean_text("alpha", split.PUBLIC))
+    assert means == [round(public + shift, 4) for shift in (0.0, 0.01, 0.02)]

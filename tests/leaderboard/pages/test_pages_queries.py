@@ -49,3 +49,36 @@ def test_the_home_page_costs_the_same_queries_for_three_split_benchmarks_as_for_
     # the public needs' mean before the reveal, the private needs' after it
     assert "0.6335" in page and "0.8799" in page and "0.6535" in page
     assert "0.6435" not in page  # the public mean of the revealed one: not its board
+
+
+def test_one_s_own_runs_page_costs_the_same_queries_on_three_benchmarks_as_on_one(client, db):
+    """The participant's run list resolved a lens per benchmark: on a split benchmark
+    its public part and whether the participant organises it, two queries each."""
+    person = get_user_model().objects.create_user("person")
+    client.force_login(person)
+
+    def runs_page() -> tuple[int, str]:
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get("/accounts/runs/")
+        assert response.status_code == 200
+        return len(queries), response.content.decode()
+
+    def run_on(slug: str, shift: float) -> None:
+        benchmark = make_benchmark(slug, NEEDS, private_needs=PRIVATE, reveal_at=FUTURE)
+        whole = benchmark.current_judgments
+        run = benchmark.submissions.create(
+            participant=person, run_name=f"{slug}-run", file=f"runs/{slug}.txt", status="scored"
+        )
+        score(run, whole, "alpha", shift)
+        for part, needs in (("public", PUBLIC), ("private", PRIVATE)):
+            score(run, part_of(whole, part, needs), "alpha", shift)
+
+    run_on("first", 0.0)
+    few, _ = runs_page()
+    run_on("second", 0.01)
+    run_on("third", 0.02)
+    many, page = runs_page()
+    assert many == few
+    # each run's public needs' mean (its board's), never the whole version's
+    assert "0.6335" in page and "0.6435" in page and "0.6535" in page
+    assert "0.7517" not in page
