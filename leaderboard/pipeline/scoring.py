@@ -16,6 +16,8 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -172,8 +174,14 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
         )
         PoolRanks.objects.update_or_create(result=result, defaults={"data": pool_ranks})
         store_vectors(result, per_need, benchmark)
-        for part in judgments.parts.all():  # a split's public and private needs
-            store_part(submission, part, per_need, evaluation.summary, ranks, judged, whole_qrels)
+        store_parts(  # a split's public and private needs
+            [
+                PartScores(
+                    submission, part, per_need, evaluation.summary, ranks, judged, whole_qrels
+                )
+                for part in judgments.parts.all()
+            ]
+        )
         # Only while this task still holds the claim: a run re-queued meanwhile (new
         # judgments, or the sweep after our lease ran out) belongs to another task now.
         updated = Submission.objects.filter(
@@ -199,44 +207,76 @@ def score(submission: Submission, judgments: Judgments) -> Result | None:
     return result if updated else None
 
 
-def store_part(
-    submission: Submission,
-    part: Judgments,
-    per_need: pd.DataFrame,
-    summary_names,
-    ranks: pd.DataFrame,
-    judged: JudgedRanks | None,
-    qrels: QrelsIndex | None,
-) -> Result:
-    """Store ``submission``'s result on a public or private ``part`` from its whole version's ``per_need``
-    rows (needs in the version's order), relevant ``ranks`` (need_id, rank) and judged
-    ranks on the version's ``qrels`` (None: none stored, health reads the run then).
+@dataclass
+class PartScores:
+    """What a public or private ``part``'s result is made of (``store_parts``): the
+    ``submission``'s whole version's ``per_need`` rows (needs in the version's order), the
+    whole summary's measure names, relevant ``ranks`` (need_id, rank) and judged ranks on
+    the version's ``qrels`` (None: none stored, health reads the run then)."""
 
-    The result is the whole one's rows of the part's needs, its summary averaged over
-    them by the engine (``summarise_needs``: what scoring against the part's qrels alone
-    gives, bit for bit), the ranks of its needs, its tested measures' vectors, and its
-    pool ranks restricted to it (``JudgedRanks.only``)."""
-    benchmark = submission.benchmark
-    rows = per_need.reindex(part.need_ids)
-    num_rel = rows["num_rel"].astype(np.int64)
-    summary = summarise_needs(rows, summary_names, benchmark.interpolation, complete=True)
-    result, _ = Result.objects.update_or_create(
-        submission=submission,
-        judgments=part,
-        defaults={
-            "summary": {key: float(value) for key, value in summary.items()},
-            "num_needs": len(rows),
-            "per_need": Result.pack_per_need(rows),
-            "ranks": Result.pack_ranks(ranks[ranks["need_id"].isin(part.need_ids)], num_rel),
-        },
-    )
-    if judged is not None and qrels is not None:
-        data = judged.only(qrels, part.need_ids).to_bytes()
-        PoolRanks.objects.update_or_create(result=result, defaults={"data": data})
-    else:
-        PoolRanks.objects.filter(result=result).delete()
-    store_vectors(result, rows, benchmark)
-    return result
+    submission: Submission
+    part: Judgments
+    per_need: pd.DataFrame
+    summary_names: Iterable[str]
+    ranks: pd.DataFrame
+    judged: JudgedRanks | None
+    qrels: QrelsIndex | None
+
+
+def store_parts(scores: Iterable[PartScores]) -> list[Result]:
+    """Store (or replace) each run's result on its part, in a few queries however many
+    there are (a split's task derives every run's parts at once). Each item is packed as
+    it comes, so a generator of them holds one run's frames at a time.
+
+    A result is the whole one's rows of the part's needs, its summary averaged over them
+    by the engine (``summarise_needs``: what scoring against the part's qrels alone gives,
+    bit for bit), the ranks of its needs, its tested measures' vectors, and its pool ranks
+    restricted to it (``JudgedRanks.only``)."""
+    results, vectors, pools = [], [], []
+    for item in scores:
+        rows = item.per_need.reindex(item.part.need_ids)
+        benchmark = item.submission.benchmark
+        summary = summarise_needs(rows, item.summary_names, benchmark.interpolation, complete=True)
+        ranks = item.ranks[item.ranks["need_id"].isin(item.part.need_ids)]
+        result = Result(
+            submission=item.submission,
+            judgments=item.part,
+            summary={key: float(value) for key, value in summary.items()},
+            num_needs=len(rows),
+            per_need=Result.pack_per_need(rows),
+            ranks=Result.pack_ranks(ranks, rows["num_rel"].astype(np.int64)),
+        )
+        results.append(result)
+        vectors += _vectors(result, rows, benchmark)
+        pooled = item.judged is not None and item.qrels is not None
+        pools.append(
+            item.judged.only(item.qrels, item.part.need_ids).to_bytes() if pooled else None
+        )
+    if not results:
+        return []
+    with transaction.atomic():
+        Result.objects.bulk_create(
+            results,
+            update_conflicts=True,
+            unique_fields=["submission", "judgments"],
+            update_fields=["summary", "num_needs", "per_need", "ranks"],
+        )
+        PoolRanks.objects.filter(
+            result__in=[r.pk for r, data in zip(results, pools, strict=True) if data is None]
+        ).delete()
+        PoolRanks.objects.bulk_create(
+            [
+                PoolRanks(result=r, data=data)
+                for r, data in zip(results, pools, strict=True)
+                if data is not None
+            ],
+            update_conflicts=True,
+            unique_fields=["result"],
+            update_fields=["data"],
+        )
+        MeasureVector.objects.filter(result__in=results).delete()
+        MeasureVector.objects.bulk_create(vectors)  # saving takes each result's new id
+    return results
 
 
 def run_scoring(submission_id: int, task_id: str) -> Submission | None:
@@ -336,7 +376,11 @@ def store_vectors(result: Result, per_need: pd.DataFrame, benchmark) -> None:
     """The per-need vectors of the benchmark's tested measures, what the significance
     tests read (replacing those the result had)."""
     MeasureVector.objects.filter(result=result).delete()
-    MeasureVector.objects.bulk_create(
+    MeasureVector.objects.bulk_create(_vectors(result, per_need, benchmark))
+
+
+def _vectors(result: Result, per_need: pd.DataFrame, benchmark) -> list[MeasureVector]:
+    return [
         MeasureVector(
             result=result,
             measure=measure,
@@ -344,4 +388,4 @@ def store_vectors(result: Result, per_need: pd.DataFrame, benchmark) -> None:
         )
         for measure in benchmark.tested_measures()
         if measure in per_need.columns
-    )
+    ]

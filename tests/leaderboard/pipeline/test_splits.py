@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from evaluation.health import QrelsIndex, judged_ranks
 from evaluation.measures import evaluate, stored_requests
 from evaluation.trec import read_qrels
 from leaderboard.models import BenchmarkHealth, Comparison, MeasureVector, PoolRanks, Result
-from leaderboard.pipeline import tasks
+from leaderboard.pipeline import splits, tasks
 from tests import DEMO
 from tests.leaderboard.pipeline.test_tasks import make_run
 
@@ -110,3 +112,41 @@ def test_a_split_set_after_scoring_derives_the_same_parts(
     assert private.need_ids == ["atwood"]
     _check_part(library, runs[0], private, "A")
     _check_part(library, runs[1], version.parts.get(part="public"), "B")
+
+
+def test_deriving_the_parts_costs_the_same_queries_for_twelve_runs_as_for_three(
+    library, participant, monkeypatch
+):
+    """Each run's missing parts were looked up, its pool ranks read and its two results
+    stored with queries of their own."""
+
+    def derived() -> tuple[int, list]:
+        with CaptureQueriesContext(connection) as queries:
+            stored = splits.derive_parts(library.pk)
+        return len(queries), stored
+
+    def scored(number: int):
+        content = (DEMO / f"run-{'AB'[number % 2]}.txt").read_bytes()
+        run = make_run(library, participant, f"run-{number}", content)
+        assert tasks.score_submission.apply(args=[run.pk]).get() == "scored"
+        return run
+
+    runs = [scored(number) for number in range(3)]
+    assert library.set_split(PRIVATE)
+    few, stored = derived()
+    assert len(stored) == 6
+    runs += [scored(number) for number in range(3, 12)]
+    Result.objects.filter(judgments__parent__isnull=False).delete()  # scoring stored them
+    many, stored = derived()
+    assert len(stored) == 24 and many == few
+    version = library.latest_judgments
+    public, private = version.parts.get(part="public"), version.parts.get(part="private")
+    assert sorted(stored) == sorted((run.pk, p.pk) for run in runs for p in (public, private))
+    _check_part(library, runs[11], public, "B")
+    _check_part(library, runs[10], private, "A")
+    assert derived()[1] == []  # nothing missing: nothing stored twice
+    # in batches smaller than the runs: the same results
+    Result.objects.filter(judgments__parent__isnull=False).delete()
+    monkeypatch.setattr(splits, "BATCH", 5)
+    assert sorted(derived()[1]) == sorted(stored)
+    _check_part(library, runs[5], public, "B")
