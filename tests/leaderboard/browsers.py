@@ -31,15 +31,29 @@ BROWSER_TESTS = [
 ]
 
 
-@pytest.fixture
-def browser():
+@pytest.fixture(scope="module")
+def chromium():
+    """One Chromium for a module's tests: starting Playwright's driver and the browser
+    takes seconds, a test's own context (``new_page``, ``new_context``) a fraction of one.
+    Not for the whole session: while Playwright runs, this thread has an event loop, which
+    every other test would then run beside."""
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
+        launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=ARGS
         )
-        yield chromium
-        chromium.close()
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The module's Chromium, with every context a test opened (each ``new_page`` opens
+    one) closed after it: cookies, storage and pages live in the context, so tests share
+    nothing, and no page of a test that failed half-way goes on polling the server."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 def log_in(context, live_server, user) -> None:

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from tests import DEMO
-from tests.leaderboard.browsers import browser  # noqa: F401 (the Chromium fixture)
+from tests.leaderboard.browsers import browser, chromium  # noqa: F401 (the Chromium fixtures)
 from tests.leaderboard.buckets import bucket, s3_server  # noqa: F401 (a real S3 endpoint)
 from tests.leaderboard.workers import (
     end_other_sessions,
