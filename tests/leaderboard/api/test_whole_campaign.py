@@ -162,7 +162,8 @@ def board_values(out: str) -> dict[str, str]:
     """run name -> the printed value, from ``rrl board``'s table."""
     rows = {}
     for line in out.splitlines():
-        match = re.match(r"\s*\d*\s+(\S+)\s+\S+(?: \S+)?\s+(\d\.\d{4})\s+\d+$", line)
+        # rank, run, participant (and team, when a run has one), value, id
+        match = re.match(r"\s*\d*\s+(\S+)\s+.*?\s(\d\.\d{4})\s+\d+$", line)
         if match:
             rows[match[1]] = match[2]
     return rows
